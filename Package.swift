@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The CPU kernels are compiled for Haswell-class x86-64 (AVX2 + FMA) so that SIMD code becomes real
+// vector code (baseline x86-64 Swift is SSE2-only and turns `addingProduct` into `fmaf` calls).
+// A CPU without AVX2 cannot run such a build: set TENSORENGINE_BASELINE_CPU=1 when building for one.
+// See docs/ARCHITECTURE.md, "CPU features".
+#if arch(x86_64)
+let cpuFlags: [SwiftSetting] = Context.environment["TENSORENGINE_BASELINE_CPU"] == nil
+    ? [.unsafeFlags(["-target-cpu", "haswell"])] : []
+#else
+let cpuFlags: [SwiftSetting] = []
+#endif
+
+let package = Package(
+    name: "TensorEngine",
+    products: [
+        .library(name: "TensorEngine", targets: ["TensorEngine"]),
+        .executable(name: "tensor-demo", targets: ["tensor-demo"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenBLAS", path: "Sources/COpenBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+        .target(
+            name: "TensorEngine",
+            dependencies: ["COpenBLAS"],
+            swiftSettings: cpuFlags),
+        .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
+        .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
+    ]
+)

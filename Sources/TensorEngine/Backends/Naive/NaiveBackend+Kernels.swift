@@ -1,0 +1,211 @@
+extension NaiveBackend {
+    /// Calls `body` once per element with the operands, the output, and the element's offset in
+    /// each operand followed by its offset in the output.
+    func elementwise(
+        _ op: Op, _ inputs: [Value], _ output: TensorSignature,
+        _ body: ([HostElements], HostElements, [Int]) -> Void
+    ) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: op.name)
+        var elements: [HostElements] = []
+        for input in inputs { elements.append(try HostElements(input)) }
+        let offsets = inputs.map { $0.layout.elementOffsets() }
+        var current = [Int](repeating: 0, count: inputs.count + 1)
+        for index in 0..<output.elementCount {
+            for operand in inputs.indices { current[operand] = offsets[operand][index] }
+            current[inputs.count] = index
+            body(elements, out, current)
+        }
+        return result
+    }
+
+    /// Offsets of the input grouped by line along `axis`, with the matching output offsets.
+    func lines(
+        _ op: Op, axis: Int, _ input: Value, _ output: TensorSignature,
+        _ body: (HostElements, HostElements, ArraySlice<Int>, ArraySlice<Int>) -> Void
+    ) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: op.name)
+        let x = try HostElements(input)
+        let order = input.layout.shape.indices.filter { $0 != axis } + [axis]
+        let source = input.layout.permuted(order).elementOffsets()
+        let destination = result.layout.permuted(order).elementOffsets()
+        let length = input.shape[axis]
+        guard length > 0 else { return result }
+        for start in stride(from: 0, to: source.count, by: length) {
+            body(x, out, source[start..<start + length], destination[start..<start + length])
+        }
+        return result
+    }
+
+    func reduce(_ reduction: ReductionOp, axes: [Int], _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: reduction.rawValue)
+        let x = try HostElements(input)
+        let kept = input.shape.indices.filter { !axes.contains($0) }
+        let offsets = input.layout.permuted(kept + axes).elementOffsets()
+        let inner = axes.reduce(1) { $0 * input.shape[$1] }
+        for index in 0..<output.elementCount {
+            let group = inner == 0 ? [] : offsets[index * inner..<(index + 1) * inner]
+            if x.type.isFloatingPoint {
+                let values = group.map { Double(x.float($0)) }
+                let value: Double = switch reduction {
+                case .sum: values.reduce(0, +)
+                case .mean: values.reduce(0, +) / Double(values.count)
+                case .product: values.reduce(1, *)
+                case .max: values.contains(where: \.isNaN) ? .nan : (values.max() ?? -.infinity)
+                case .min: values.contains(where: \.isNaN) ? .nan : (values.min() ?? .infinity)
+                }
+                out.setFloat(Float(value), index)
+            } else {
+                let values = group.map { x.int($0) }
+                let value: Int32 = switch reduction {
+                case .sum, .mean: values.reduce(0, &+)
+                case .product: values.reduce(1, &*)
+                case .max: values.max() ?? .min
+                case .min: values.min() ?? .max
+                }
+                out.setInt(value, index)
+            }
+        }
+        return result
+    }
+
+    func argReduce(_ arg: ArgReductionOp, axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: arg.rawValue)
+        let x = try HostElements(input)
+        let order = input.shape.indices.filter { $0 != axis } + [axis]
+        let offsets = input.layout.permuted(order).elementOffsets()
+        let length = input.shape[axis]
+        func value(_ offset: Int) -> Double { x.type.isFloatingPoint ? Double(x.float(offset)) : Double(x.int(offset)) }
+        for index in 0..<output.elementCount {
+            var best = 0
+            var bestValue = value(offsets[index * length])
+            for position in 1..<Swift.max(length, 1) where !bestValue.isNaN {
+                let candidate = value(offsets[index * length + position])
+                if candidate.isNaN || (arg == .argmax ? candidate > bestValue : candidate < bestValue) {
+                    best = position
+                    bestValue = candidate
+                }
+            }
+            out.setInt(Int32(best), index)
+        }
+        return result
+    }
+
+    func topK(k: Int, part: TopKOutput, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "topK")
+        let x = try HostElements(input)
+        let offsets = input.layout.elementOffsets()
+        let length = input.shape.last ?? 0
+        guard length > 0 else { return result }
+        for line in 0..<(offsets.count / length) {
+            let values = (0..<length).map { position -> Double in
+                let offset = offsets[line * length + position]
+                return x.type.isFloatingPoint ? Double(x.float(offset)) : Double(x.int(offset))
+            }
+            // Descending; NaN above everything; ties keep the lower index first.
+            let order = values.indices.sorted { i, j in
+                let (a, b) = (values[i], values[j])
+                if a.isNaN != b.isNaN { return a.isNaN }
+                if a != b && !a.isNaN { return a > b }
+                return i < j
+            }
+            for (rank, position) in order.prefix(k).enumerated() {
+                switch part {
+                case .values: out.copy(from: x, offsets[line * length + position], to: line * k + rank)
+                case .indices: out.setInt(Int32(position), line * k + rank)
+                }
+            }
+        }
+        return result
+    }
+
+    func matmul(_ a: Value, _ b: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "matmul")
+        let (x, y) = (try HostElements(a), try HostElements(b))
+        let (aOffsets, bOffsets) = (a.layout.elementOffsets(), b.layout.elementOffsets())
+        let m = a.shape[a.shape.count - 2]
+        let k = a.shape[a.shape.count - 1]
+        let n = b.shape[b.shape.count - 1]
+        let batches = a.shape.dropLast(2).reduce(1, *)
+        for batch in 0..<batches {
+            for i in 0..<m {
+                for j in 0..<n {
+                    var total = 0.0
+                    for p in 0..<k {
+                        total += Double(x.float(aOffsets[(batch * m + i) * k + p])) * Double(y.float(bOffsets[(batch * k + p) * n + j]))
+                    }
+                    out.setFloat(Float(total), (batch * m + i) * n + j)
+                }
+            }
+        }
+        return result
+    }
+
+    func pad(_ padding: [Padding], _ fill: Double, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "pad")
+        let x = try HostElements(input)
+        for index in 0..<output.elementCount { out.setFloat(Float(fill), index) }
+        let interior = result.layout.sliced(zip(padding, input.shape).map { SliceDimension(start: $0.before, count: $1, step: 1) })
+        for (source, destination) in zip(input.layout.elementOffsets(), interior.elementOffsets()) {
+            out.copy(from: x, source, to: destination)
+        }
+        return result
+    }
+
+    func concat(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "concat")
+        var start = 0
+        for input in inputs {
+            let x = try HostElements(input)
+            var dimensions = output.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
+            dimensions[axis] = SliceDimension(start: start, count: input.shape[axis], step: 1)
+            start += input.shape[axis]
+            for (source, destination) in zip(input.layout.elementOffsets(), result.layout.sliced(dimensions).elementOffsets()) {
+                out.copy(from: x, source, to: destination)
+            }
+        }
+        return result
+    }
+
+    func gather(axis: Int, _ input: Value, _ indices: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "gather")
+        let x = try HostElements(input)
+        let chosen = try HostElements(indices)
+        let sourceOffsets = input.layout.elementOffsets()
+        let indexOffsets = indices.layout.elementOffsets()
+        let outer = input.shape[..<axis].reduce(1, *)
+        let extent = input.shape[axis]
+        let inner = input.shape[(axis + 1)...].reduce(1, *)
+        for (j, indexOffset) in indexOffsets.enumerated() {
+            let position = Int(chosen.int(indexOffset))
+            guard (0..<extent).contains(position) || outer * inner == 0 else {
+                throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape], message: "index \(position) is out of range for axis \(axis) of size \(extent)")
+            }
+            for o in 0..<outer {
+                for i in 0..<inner {
+                    out.copy(from: x, sourceOffsets[(o * extent + position) * inner + i], to: (o * indexOffsets.count + j) * inner + i)
+                }
+            }
+        }
+        return result
+    }
+
+    /// Evaluates a fused region op by op, with a full temporary per instruction: the reference
+    /// meaning of fusion, whatever other backends do in one pass.
+    func fused(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        var registers = inputs
+        for (index, instruction) in region.instructions.enumerated() {
+            let signature = TensorSignature(shape: output.shape, scalarType: region.instructionTypes[index])
+            let value: Value = switch instruction {
+            case .unary(let op, let a): try execute(.op(.unary(op)), inputs: [registers[a]], output: signature)
+            case .binary(let op, let a, let b): try execute(.op(.binary(op)), inputs: [registers[a], registers[b]], output: signature)
+            case .select(let m, let a, let b): try execute(.op(.select), inputs: [registers[m], registers[a], registers[b]], output: signature)
+            case .cast(let type, let a): try execute(.op(.cast(type)), inputs: [registers[a]], output: signature)
+            }
+            registers.append(value)
+        }
+        guard let last = registers.last else {
+            throw TensorError(.backendFailure, op: "fused", message: "an empty fused region")
+        }
+        return last
+    }
+}

@@ -1,0 +1,114 @@
+/// The element types a ``Tensor`` can hold.
+///
+/// `ScalarType` is the engine's internal, exhaustive description of an element type. The public API
+/// speaks in Swift types (`Float.self`, `Int32.self`, ...) through ``TensorScalar``, as Core ML's
+/// `MLTensor` does; every Swift type maps to exactly one case here.
+public enum ScalarType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// 32-bit IEEE 754 floating point (`Float`).
+    case float32
+    /// 16-bit IEEE 754 floating point (`Float16`). Stored as 16 bits; CPU arithmetic goes through `Float`.
+    case float16
+    /// 32-bit signed integer (`Int32`). Arithmetic wraps on overflow, as NumPy's does.
+    case int32
+    /// Boolean, stored as one byte (0 or 1).
+    case bool
+
+    /// The number of bytes one element occupies in memory.
+    public var byteCount: Int {
+        switch self {
+        case .float32, .int32: 4
+        case .float16: 2
+        case .bool: 1
+        }
+    }
+
+    /// Whether the type is a floating-point type.
+    public var isFloatingPoint: Bool {
+        switch self {
+        case .float32, .float16: true
+        case .int32, .bool: false
+        }
+    }
+
+    /// Whether arithmetic (`+`, `*`, sums, ...) is defined for the type.
+    public var isNumeric: Bool {
+        switch self {
+        case .float32, .float16, .int32: true
+        case .bool: false
+        }
+    }
+
+    /// The Swift type that represents this scalar type.
+    public var swiftType: any TensorScalar.Type {
+        switch self {
+        case .float32: Float.self
+        case .float16: Float16.self
+        case .int32: Int32.self
+        case .bool: Bool.self
+        }
+    }
+
+    /// The name NumPy uses for the type (`float32`, `float16`, `int32`, `bool`).
+    public var description: String { rawValue }
+}
+
+/// A Swift type that can be the element type of a ``Tensor`` or ``ShapedArray``.
+///
+/// `Float`, `Float16`, `Int32` and `Bool` conform. The protocol is not meant for conformance outside
+/// the engine: each conforming type must correspond to one ``ScalarType`` case.
+public protocol TensorScalar: Sendable, Equatable {
+    /// The engine's scalar type for this Swift type.
+    static var scalarType: ScalarType { get }
+    /// The zero of the type (`false` for `Bool`).
+    static var zero: Self { get }
+    /// Converts a `Double` to this type, rounding to nearest for floating point, truncating toward zero
+    /// (and saturating at the type's bounds) for integers, and testing `!= 0` for `Bool`.
+    init(converting value: Double)
+    /// The value as a `Double` (`Bool` gives 0 or 1).
+    var doubleValue: Double { get }
+}
+
+extension Float: TensorScalar {
+    /// ``ScalarType/float32``.
+    public static var scalarType: ScalarType { .float32 }
+    /// Converts with rounding to nearest.
+    public init(converting value: Double) { self = Float(value) }
+    /// The value widened to `Double`.
+    public var doubleValue: Double { Double(self) }
+}
+
+extension Float16: TensorScalar {
+    /// ``ScalarType/float16``.
+    public static var scalarType: ScalarType { .float16 }
+    /// Converts with rounding to nearest.
+    public init(converting value: Double) { self = Float16(Float(value)) }
+    /// The value widened to `Double`.
+    public var doubleValue: Double { Double(Float(self)) }
+}
+
+extension Int32: TensorScalar {
+    /// ``ScalarType/int32``.
+    public static var scalarType: ScalarType { .int32 }
+    /// Converts by truncating toward zero, saturating at the type's bounds; NaN gives 0.
+    public init(converting value: Double) { self = Int32.saturating(value) }
+    /// The value as a `Double` (exact).
+    public var doubleValue: Double { Double(self) }
+
+    static func saturating(_ value: Double) -> Int32 {
+        if value.isNaN { return 0 }
+        if value >= 2_147_483_647 { return .max }
+        if value <= -2_147_483_648 { return .min }
+        return Int32(value.rounded(.towardZero))
+    }
+}
+
+extension Bool: TensorScalar {
+    /// ``ScalarType/bool``.
+    public static var scalarType: ScalarType { .bool }
+    /// `false`.
+    public static var zero: Bool { false }
+    /// `true` for any non-zero value (NaN included).
+    public init(converting value: Double) { self = value != 0 }
+    /// 1 for `true`, 0 for `false`.
+    public var doubleValue: Double { self ? 1 : 0 }
+}

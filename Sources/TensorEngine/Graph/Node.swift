@@ -1,0 +1,54 @@
+import Synchronization
+
+/// One recorded operation in the lazy graph: the op, its operands and the checked signature of its
+/// result. Immutable, except for the result kept once the node has been materialized.
+final class Node: Sendable {
+    private static let nextID = Atomic<UInt64>(0)
+
+    /// A process-unique identity, increasing in creation order (so operands have smaller ids).
+    let id: UInt64
+    let op: Op
+    let inputs: [Node]
+    let signature: TensorSignature
+    /// Where the result's elements sit in its buffer. Every op but a view writes a fresh row-major
+    /// buffer; a view's layout follows from its operand's, so layouts are known when recording.
+    let layout: Layout
+    /// The user's call site that recorded the node, when known.
+    let location: SourceLocation?
+    /// The result kept on the node: a constant's data, or a materialized result (host, contiguous).
+    private let result: Mutex<Value?>
+
+    init(op: Op, inputs: [Node], signature: TensorSignature, location: SourceLocation?, data: Value? = nil) {
+        self.id = Node.nextID.add(1, ordering: .relaxed).newValue
+        self.op = op
+        self.inputs = inputs
+        self.signature = signature
+        self.layout = Node.layout(of: op, inputs: inputs, signature: signature)
+        self.location = location
+        self.result = Mutex(data)
+    }
+
+    private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {
+        switch op {
+        case .reshape(let shape):
+            // The front end inserts a copy before a reshape that cannot be a view.
+            return inputs[0].layout.reshaped(shape) ?? Layout(contiguous: shape)
+        case .permute(let permutation): return inputs[0].layout.permuted(permutation)
+        case .broadcast(let shape): return inputs[0].layout.broadcast(to: shape)
+        case .slice(let dimensions): return inputs[0].layout.sliced(dimensions)
+        case .constant, .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul,
+            .softmax, .logSoftmax, .layerNorm, .contiguous, .pad, .concat, .gather:
+            return Layout(contiguous: signature.shape)
+        }
+    }
+
+    /// The kept result, if the node is a constant or has been materialized.
+    var storedResult: Value? { result.withLock { $0 } }
+
+    /// Keeps a materialized result (the first one stored wins; later ones are equal anyway).
+    func store(_ value: Value) {
+        result.withLock { stored in
+            if stored == nil { stored = value }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// What one backend's device achieves, the numbers the cost model turns work into time with.
+public struct DeviceProfile: Sendable, Hashable, Codable {
+    /// The backend the profile describes.
+    public var backend: BackendKind
+    /// The device's name.
+    public var deviceName: String
+    /// Achieved GFLOP/s for matrix products whose smallest dimension is at least 256.
+    public var matmulLargeGFLOPS: Double
+    /// Achieved GFLOP/s for small matrix products (all dimensions below 256).
+    public var matmulSmallGFLOPS: Double
+    /// Achieved GFLOP/s for skinny products (one of m, n under 16: matrix·vector).
+    public var matmulSkinnyGFLOPS: Double
+    /// Achieved GB/s for streaming work (elementwise ops, copies).
+    public var streamGBPerSecond: Double
+    /// Achieved GB/s for reductions and line-wise ops (softmax, layer norm).
+    public var reduceGBPerSecond: Double
+    /// Achieved GFLOP/s of arithmetic in elementwise and line-wise ops.
+    public var elementwiseGFLOPS: Double
+    /// Fixed cost of one op or kernel launch, in seconds.
+    public var launchSeconds: Double
+    /// Host ↔ device bandwidth in GB/s; `nil` when the device works on host memory directly.
+    public var transferGBPerSecond: Double?
+    /// Threads the backend runs on.
+    public var threads: Int
+    /// Whether the numbers come from a calibration run on this machine (else documented defaults).
+    public var calibrated: Bool
+
+    /// Seconds the op takes on this device by a roofline estimate: compute and memory time
+    /// overlapped, plus launch latency.
+    func seconds(for cost: Cost, category: OpKind.Category, matmulShape: (m: Int, n: Int, k: Int)? = nil) -> Double {
+        guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return 0 }
+        let gflops: Double
+        let bandwidth: Double
+        switch category {
+        case .matmul:
+            let shape = matmulShape ?? (m: 256, n: 256, k: 256)
+            gflops = Swift.min(shape.m, shape.n) < 16 ? matmulSkinnyGFLOPS
+                : (Swift.min(shape.m, shape.n, shape.k) >= 256 ? matmulLargeGFLOPS : matmulSmallGFLOPS)
+            bandwidth = streamGBPerSecond
+        case .reduction, .lineWise:
+            gflops = elementwiseGFLOPS
+            bandwidth = reduceGBPerSecond
+        case .elementwise, .dataMovement, .source, .view:
+            gflops = elementwiseGFLOPS
+            bandwidth = streamGBPerSecond
+        }
+        let compute = cost.flops / (gflops * 1e9)
+        let memory = cost.bytesMoved / (bandwidth * 1e9)
+        return Swift.max(compute, memory) + cost.launches * launchSeconds
+    }
+
+    /// Seconds to move bytes between the host and this device (zero for host memory).
+    func transferSeconds(bytes: Double) -> Double {
+        guard let transferGBPerSecond, bytes > 0 else { return 0 }
+        return bytes / (transferGBPerSecond * 1e9) + launchSeconds
+    }
+}

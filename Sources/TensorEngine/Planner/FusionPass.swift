@@ -1,0 +1,77 @@
+import Foundation
+
+/// The fusion pass, shared by every backend: groups chains of elementwise ops with one output
+/// shape into regions evaluated in one pass over memory.
+///
+/// A node joins its consumer's region when it is elementwise, has the region's shape, is read by
+/// nothing else and is not itself asked for. Views (broadcasts of scalars, transposes) stay outside
+/// as strided operands. Setting `TENSORENGINE_FUSION=0` turns the pass off.
+enum FusionPass {
+    static let enabled = ProcessInfo.processInfo.environment["TENSORENGINE_FUSION"] != "0"
+
+    static func candidates(for graph: PendingGraph) -> [Planner.Candidate] {
+        let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: node.inputs, absorbed: []) }
+        guard enabled else { return graph.order.map(plain) }
+        var absorbedInto: Set<UInt64> = []
+        var regions: [UInt64: Planner.Candidate] = [:]
+        for root in graph.order.reversed() where root.op.kind.isElementwise && !absorbedInto.contains(root.id) {
+            guard let region = buildRegion(root, uses: graph.uses) else { continue }
+            absorbedInto.formUnion(region.absorbed.map(\.id))
+            regions[root.id] = region
+        }
+        return graph.order.compactMap { node in
+            if absorbedInto.contains(node.id) { return nil }
+            return regions[node.id] ?? plain(node)
+        }
+    }
+
+    /// The region rooted at `root`, or `nil` when nothing would be fused.
+    private static func buildRegion(_ root: Node, uses: [UInt64: Int]) -> Planner.Candidate? {
+        var operands: [Node] = []
+        var absorbed: [Node] = []
+        var instructions: [FusedRegion.Instruction] = []
+        var types: [ScalarType] = []
+        var registerOf: [UInt64: Int] = [:]
+        var operandRegister: [UInt64: Int] = [:]
+
+        func fusable(_ node: Node) -> Bool {
+            node !== root && node.op.kind.isElementwise && node.storedResult == nil
+                && node.signature.shape == root.signature.shape && uses[node.id] == 1
+        }
+        // Operands first: collect external inputs in a stable order, then emit instructions.
+        func collect(_ node: Node) {
+            for input in node.inputs {
+                if fusable(input) { collect(input) } else if operandRegister[input.id] == nil {
+                    operandRegister[input.id] = operands.count
+                    operands.append(input)
+                }
+            }
+        }
+        collect(root)
+        func emit(_ node: Node) -> Int {
+            if let register = registerOf[node.id] { return register }
+            if node !== root && !fusable(node), let register = operandRegister[node.id] { return register }
+            let arguments = node.inputs.map(emit)
+            let instruction: FusedRegion.Instruction
+            switch node.op {
+            case .unary(let op): instruction = .unary(op, arguments[0])
+            case .binary(let op): instruction = .binary(op, arguments[0], arguments[1])
+            case .select: instruction = .select(arguments[0], arguments[1], arguments[2])
+            case .cast(let type): instruction = .cast(type, arguments[0])
+            case .constant, .reduce, .argReduce, .cumulativeSum, .topK, .matmul, .softmax, .logSoftmax, .layerNorm,
+                .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather:
+                return operandRegister[node.id] ?? 0
+            }
+            instructions.append(instruction)
+            types.append(node.signature.scalarType)
+            let register = operands.count + instructions.count - 1
+            registerOf[node.id] = register
+            if node !== root { absorbed.append(node) }
+            return register
+        }
+        _ = emit(root)
+        guard instructions.count >= 2 else { return nil }
+        let region = FusedRegion(inputTypes: operands.map(\.signature.scalarType), instructions: instructions, instructionTypes: types)
+        return Planner.Candidate(node: root, kernel: .fused(region), operands: operands, absorbed: absorbed)
+    }
+}

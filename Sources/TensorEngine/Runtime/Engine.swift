@@ -1,0 +1,57 @@
+import Foundation
+
+/// The process-wide set of backends and their profiles, created once on first use.
+final class Engine: Sendable {
+    static let shared = Engine()
+
+    /// The backends that can run here, in preference order for ties.
+    let backends: [any Backend]
+    /// Backends that could not start, with the reason.
+    let unavailable: [BackendKind: String]
+    /// The device profile of each available backend.
+    let profiles: [BackendKind: DeviceProfile]
+
+    private init() {
+        let backends: [any Backend] = [NaiveBackend()]
+        let unavailable: [BackendKind: String] = [
+            .openblas: "not built yet",
+            .opencl: "not built yet",
+        ]
+        self.backends = backends
+        self.unavailable = unavailable
+        var profiles: [BackendKind: DeviceProfile] = [:]
+        for backend in backends { profiles[backend.kind] = DefaultProfiles.profile(for: backend) }
+        self.profiles = profiles
+    }
+
+    func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
+
+    /// The policy in force: the task-local scope, else `TENSORENGINE_POLICY`, else `.all`.
+    static func currentPolicy() throws(TensorError) -> ComputePolicy {
+        if let scoped = ComputePolicy.scoped { return scoped }
+        if let name = ProcessInfo.processInfo.environment["TENSORENGINE_POLICY"], !name.isEmpty {
+            return try ComputePolicy(name: name)
+        }
+        return .all
+    }
+}
+
+/// Documented defaults for uncalibrated devices: conservative figures for a 2-core x86-64 server.
+enum DefaultProfiles {
+    static func profile(for backend: any Backend) -> DeviceProfile {
+        switch backend.kind {
+        case .naive:
+            DeviceProfile(backend: .naive, deviceName: backend.deviceName, matmulLargeGFLOPS: 0.3, matmulSmallGFLOPS: 0.3,
+                          matmulSkinnyGFLOPS: 0.3, streamGBPerSecond: 0.3, reduceGBPerSecond: 0.3, elementwiseGFLOPS: 0.1,
+                          launchSeconds: 2e-6, transferGBPerSecond: nil, threads: 1, calibrated: false)
+        case .openblas:
+            DeviceProfile(backend: .openblas, deviceName: backend.deviceName, matmulLargeGFLOPS: 100, matmulSmallGFLOPS: 30,
+                          matmulSkinnyGFLOPS: 8, streamGBPerSecond: 12, reduceGBPerSecond: 10, elementwiseGFLOPS: 20,
+                          launchSeconds: 1e-6, transferGBPerSecond: nil, threads: ProcessInfo.processInfo.activeProcessorCount, calibrated: false)
+        case .opencl:
+            DeviceProfile(backend: .opencl, deviceName: backend.deviceName, matmulLargeGFLOPS: 10, matmulSmallGFLOPS: 3,
+                          matmulSkinnyGFLOPS: 1, streamGBPerSecond: 5, reduceGBPerSecond: 3, elementwiseGFLOPS: 5,
+                          launchSeconds: 2e-5, transferGBPerSecond: 5, threads: 1, calibrated: false)
+        }
+    }
+}

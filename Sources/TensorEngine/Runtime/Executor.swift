@@ -1,0 +1,111 @@
+/// Memory figures of one evaluation.
+public struct EvaluationStatistics: Sendable, Hashable, Codable {
+    /// The most bytes of intermediate buffers alive at once.
+    public var peakLiveBytes: Int
+    /// The bytes of all intermediate buffers created (what no reuse would have needed).
+    public var totalIntermediateBytes: Int
+    /// The number of kernels run.
+    public var steps: Int
+    /// The number of copies between memory spaces.
+    public var copies: Int
+}
+
+/// Runs a plan: each step on its backend, copies where the plan put them, buffers released after
+/// their last use. It never chooses anything: the plan is obeyed as written.
+struct Executor {
+    let engine: Engine
+
+    func run(_ plan: Plan) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        var values: [UInt64: Value] = [:]
+        var remaining: [UInt64: Int] = [:]
+        var liveBuffers: [ObjectIdentifier: (bytes: Int, readers: Int)] = [:]
+        var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
+        var liveBytes = 0
+
+        for node in plan.targets { remaining[node.id, default: 0] += 1 }
+        for step in plan.steps { for operand in step.operands { remaining[operand.id, default: 0] += 1 } }
+        for source in plan.sources { if let value = source.storedResult { values[source.id] = value } }
+
+        func retain(_ value: Value, fresh: Bool) {
+            let key = ObjectIdentifier(value.buffer)
+            if let entry = liveBuffers[key] {
+                liveBuffers[key] = (entry.bytes, entry.readers + 1)
+            } else if fresh {
+                liveBuffers[key] = (value.buffer.byteCount, 1)
+                liveBytes += value.buffer.byteCount
+                statistics.totalIntermediateBytes += value.buffer.byteCount
+                statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
+            }
+        }
+        func release(_ node: Node) {
+            remaining[node.id, default: 1] -= 1
+            guard remaining[node.id] == 0, let value = values.removeValue(forKey: node.id) else { return }
+            let key = ObjectIdentifier(value.buffer)
+            guard let entry = liveBuffers[key] else { return }
+            if entry.readers <= 1 {
+                liveBuffers[key] = nil
+                liveBytes -= entry.bytes
+            } else {
+                liveBuffers[key] = (entry.bytes, entry.readers - 1)
+            }
+        }
+
+        for step in plan.steps {
+            guard let backend = engine.backend(step.backend) else {
+                throw TensorError(.backendFailure, op: step.node.op.name, message: "backend \(step.backend) is not available")
+            }
+            var inputs: [Value] = []
+            for operand in step.operands {
+                guard var value = values[operand.id] else {
+                    throw TensorError(.backendFailure, op: step.node.op.name, message: "operand \(operand.op.name) has no value: the plan is out of order")
+                }
+                if value.memorySpace != backend.memorySpace {
+                    value = try move(value, to: backend)
+                    statistics.copies += 1
+                }
+                inputs.append(value)
+            }
+            let output = try backend.execute(step.kernel, inputs: inputs, output: step.node.signature)
+            statistics.steps += 1
+            values[step.node.id] = output
+            retain(output, fresh: !inputs.contains { $0.buffer === output.buffer })
+            for operand in step.operands { release(operand) }
+        }
+
+        var results: [Value] = []
+        for target in plan.targets {
+            guard let value = values[target.id] ?? target.storedResult else {
+                throw TensorError(.backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
+            }
+            results.append(try hostResult(value))
+        }
+        return (results, statistics)
+    }
+
+    /// Moves a value to another backend's memory space through the host.
+    private func move(_ value: Value, to backend: any Backend) throws(TensorError) -> Value {
+        var host = value
+        if value.memorySpace != .host {
+            guard let owner = engine.backends.first(where: { $0.memorySpace == value.memorySpace }) else {
+                throw TensorError(.backendFailure, op: "copy", message: "no backend owns \(value.memorySpace)")
+            }
+            host = try owner.download(value)
+        }
+        return backend.memorySpace == .host ? host : try backend.upload(host)
+    }
+
+    /// A host, row-major copy of a value, suitable to keep on its node.
+    private func hostResult(_ value: Value) throws(TensorError) -> Value {
+        var host = value
+        if value.memorySpace != .host {
+            guard let owner = engine.backends.first(where: { $0.memorySpace == value.memorySpace }) else {
+                throw TensorError(.backendFailure, op: "download", message: "no backend owns \(value.memorySpace)")
+            }
+            host = try owner.download(value)
+        }
+        let signature = TensorSignature(shape: host.shape, scalarType: host.scalarType)
+        let compact = host.layout.isContiguous && host.layout.offset == 0 && host.buffer.byteCount == signature.byteCount
+        guard !compact, let naive = engine.backend(.naive) else { return host }
+        return try naive.execute(.op(.contiguous), inputs: [host], output: signature)
+    }
+}

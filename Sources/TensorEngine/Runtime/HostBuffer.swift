@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Memory that some backend owns: host memory for the CPU backends, device memory for OpenCL.
+protocol DeviceBuffer: AnyObject, Sendable {
+    /// The size of the allocation in bytes.
+    var byteCount: Int { get }
+    /// Where the memory lives; values in one memory space can be used by every backend of it.
+    var memorySpace: MemorySpace { get }
+}
+
+/// A place memory lives in. The naive and openblas backends share the host.
+enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
+    case host
+    /// Memory of one OpenCL device, named by the device's index in the runtime.
+    case openCL(device: Int)
+
+    var description: String {
+        switch self {
+        case .host: "host"
+        case .openCL(let device): "opencl:\(device)"
+        }
+    }
+}
+
+/// A 64-byte-aligned block of host memory, released when the last reference goes.
+///
+/// Written only while the executor builds the value in it, then read-only; hence `@unchecked Sendable`.
+final class HostBuffer: DeviceBuffer, @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    let byteCount: Int
+    var memorySpace: MemorySpace { .host }
+
+    /// Allocates uninitialised memory, or throws ``TensorError/Kind/outOfMemory``.
+    init(byteCount: Int, op: String = "allocate") throws(TensorError) {
+        var raw: UnsafeMutableRawPointer?
+        let status = posix_memalign(&raw, 64, Swift.max(byteCount, 64))
+        guard status == 0, let raw else {
+            throw TensorError(.outOfMemory, op: op, message: "cannot allocate \(byteCount) bytes of host memory")
+        }
+        self.pointer = raw
+        self.byteCount = byteCount
+    }
+
+    deinit { free(pointer) }
+
+    /// The memory as elements of `T`.
+    func elements<T>(as type: T.Type) -> UnsafeMutablePointer<T> {
+        pointer.assumingMemoryBound(to: T.self)
+    }
+}
+
+/// A tensor's data during execution: a buffer, the layout of the elements in it, and their type.
+struct Value: @unchecked Sendable {
+    let buffer: any DeviceBuffer
+    let layout: Layout
+    let scalarType: ScalarType
+
+    var shape: [Int] { layout.shape }
+    var memorySpace: MemorySpace { buffer.memorySpace }
+
+    /// The value with another layout over the same buffer.
+    func with(_ layout: Layout) -> Value { Value(buffer: buffer, layout: layout, scalarType: scalarType) }
+}

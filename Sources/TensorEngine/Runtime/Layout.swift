@@ -1,0 +1,109 @@
+/// How a tensor's elements sit in a buffer: a shape, a stride per axis (in elements, possibly zero
+/// for broadcast axes or negative for reversed ones) and the offset of the first element.
+///
+/// View ops (reshape, permute, broadcast, slice) only change the layout; no data moves.
+struct Layout: Sendable, Hashable {
+    var shape: [Int]
+    var strides: [Int]
+    var offset: Int
+
+    /// A row-major layout starting at element 0.
+    init(contiguous shape: [Int]) {
+        self.shape = shape
+        self.strides = Shape.contiguousStrides(shape)
+        self.offset = 0
+    }
+
+    init(shape: [Int], strides: [Int], offset: Int) {
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+    }
+
+    var rank: Int { shape.count }
+    var elementCount: Int { shape.reduce(1, *) }
+
+    /// Whether the elements are consecutive in row-major order (size-1 axes may have any stride).
+    var isContiguous: Bool {
+        var expected = 1
+        for axis in shape.indices.reversed() where shape[axis] != 1 {
+            guard strides[axis] == expected else { return false }
+            expected *= shape[axis]
+        }
+        return true
+    }
+
+    /// The same memory seen with reordered axes.
+    func permuted(_ permutation: [Int]) -> Layout {
+        Layout(shape: permutation.map { shape[$0] }, strides: permutation.map { strides[$0] }, offset: offset)
+    }
+
+    /// The same memory seen with size-1 axes (and new leading axes) repeated: their stride is zero.
+    func broadcast(to target: [Int]) -> Layout {
+        let lead = target.count - rank
+        let newStrides = target.indices.map { axis -> Int in
+            guard axis >= lead else { return 0 }
+            return shape[axis - lead] == target[axis] ? strides[axis - lead] : 0
+        }
+        return Layout(shape: target, strides: newStrides, offset: offset)
+    }
+
+    /// A strided sub-range of every axis.
+    func sliced(_ dimensions: [SliceDimension]) -> Layout {
+        var newOffset = offset
+        for (axis, d) in dimensions.enumerated() where d.count > 0 { newOffset += d.start * strides[axis] }
+        return Layout(
+            shape: dimensions.map(\.count), strides: zip(strides, dimensions).map { $0 * $1.step }, offset: newOffset)
+    }
+
+    /// The same memory with a new shape, or `nil` when that needs a copy.
+    ///
+    /// Possible when the layout is contiguous, or when the reshape only inserts or removes size-1
+    /// axes (the other axes keep their strides).
+    func reshaped(_ newShape: [Int]) -> Layout? {
+        if isContiguous {
+            return Layout(shape: newShape, strides: Shape.contiguousStrides(newShape), offset: offset)
+        }
+        let kept = zip(shape, strides).filter { $0.0 != 1 }
+        guard kept.map(\.0) == newShape.filter({ $0 != 1 }) else { return nil }
+        var keptStrides = kept.map(\.1).makeIterator()
+        let newStrides = newShape.map { $0 == 1 ? 0 : (keptStrides.next() ?? 0) }
+        return Layout(shape: newShape, strides: newStrides, offset: offset)
+    }
+
+    /// The buffer offset of every element, in row-major order of the shape.
+    ///
+    /// The clear, allocation-heavy way to walk a strided view: used by the naive backend and by
+    /// the slow paths of the others.
+    func elementOffsets() -> [Int] {
+        let count = elementCount
+        guard count > 0 else { return [] }
+        var result = [Int](repeating: 0, count: count)
+        var index = [Int](repeating: 0, count: rank)
+        var position = offset
+        for i in 0..<count {
+            result[i] = position
+            var axis = rank - 1
+            while axis >= 0 {
+                index[axis] += 1
+                position += strides[axis]
+                if index[axis] < shape[axis] { break }
+                position -= strides[axis] * shape[axis]
+                index[axis] = 0
+                axis -= 1
+            }
+        }
+        return result
+    }
+
+    /// The smallest and largest element offsets the layout touches, or `nil` when it is empty.
+    var offsetRange: ClosedRange<Int>? {
+        guard elementCount > 0 else { return nil }
+        var low = offset
+        var high = offset
+        for (extent, stride) in zip(shape, strides) {
+            if stride > 0 { high += (extent - 1) * stride } else { low += (extent - 1) * stride }
+        }
+        return low...high
+    }
+}

@@ -1,0 +1,100 @@
+extension Tensor {
+    /// Records a binary elementwise op after broadcasting the operands to a common shape.
+    static func binary(_ op: BinaryOp, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
+        if let failed = [a, b].first(where: { $0.error != nil }) { return failed }
+        guard let shape = Op.broadcastShape(a.shape, b.shape) else {
+            return Tensor(failed: TensorError(
+                .shapeMismatch, op: op.rawValue, operandShapes: [a.shape, b.shape],
+                message: "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be broadcast", location: location))
+        }
+        return record(.binary(op), [a.broadcastIfNeeded(to: shape, at: location), b.broadcastIfNeeded(to: shape, at: location)], at: location)
+    }
+
+    /// Records a binary op with a scalar operand converted to the tensor's scalar type.
+    static func binary(_ op: BinaryOp, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?) -> Tensor {
+        let s = Tensor.scalar(scalar, a.dtype)
+        return scalarOnLeft ? binary(op, s, a, at: location) : binary(op, a, s, at: location)
+    }
+
+    func broadcastIfNeeded(to shape: [Int], at location: SourceLocation?) -> Tensor {
+        self.shape == shape ? self : Tensor.record(.broadcast(shape), [self], at: location)
+    }
+
+    /// Adds two tensors elementwise, broadcasting their shapes as NumPy does.
+    public static func + (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.add, lhs, rhs, at: nil) }
+    /// Subtracts elementwise, with broadcasting.
+    public static func - (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.subtract, lhs, rhs, at: nil) }
+    /// Multiplies elementwise, with broadcasting.
+    public static func * (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.multiply, lhs, rhs, at: nil) }
+    /// Divides elementwise, with broadcasting. Integer division truncates toward zero; `x / 0` is 0.
+    public static func / (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.divide, lhs, rhs, at: nil) }
+
+    /// Adds a scalar (converted to the tensor's scalar type) to every element.
+    public static func + (lhs: Tensor, rhs: Float) -> Tensor { binary(.add, lhs, scalar: Double(rhs), at: nil) }
+    /// Subtracts a scalar from every element.
+    public static func - (lhs: Tensor, rhs: Float) -> Tensor { binary(.subtract, lhs, scalar: Double(rhs), at: nil) }
+    /// Multiplies every element by a scalar.
+    public static func * (lhs: Tensor, rhs: Float) -> Tensor { binary(.multiply, lhs, scalar: Double(rhs), at: nil) }
+    /// Divides every element by a scalar.
+    public static func / (lhs: Tensor, rhs: Float) -> Tensor { binary(.divide, lhs, scalar: Double(rhs), at: nil) }
+    /// Adds every element to a scalar.
+    public static func + (lhs: Float, rhs: Tensor) -> Tensor { binary(.add, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    /// Subtracts every element from a scalar.
+    public static func - (lhs: Float, rhs: Tensor) -> Tensor { binary(.subtract, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    /// Multiplies a scalar by every element.
+    public static func * (lhs: Float, rhs: Tensor) -> Tensor { binary(.multiply, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    /// Divides a scalar by every element.
+    public static func / (lhs: Float, rhs: Tensor) -> Tensor { binary(.divide, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+
+    /// Negates every element.
+    public static prefix func - (x: Tensor) -> Tensor { record(.unary(.negate), [x], at: nil) }
+
+    /// Adds in place.
+    public static func += (lhs: inout Tensor, rhs: Tensor) { lhs = lhs + rhs }
+    /// Subtracts in place.
+    public static func -= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs - rhs }
+    /// Multiplies in place.
+    public static func *= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs * rhs }
+    /// Divides in place.
+    public static func /= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs / rhs }
+
+    /// The smaller of the two operands at each position (NaN if either is NaN), with broadcasting.
+    public func pointwiseMin(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.binary(.minimum, self, other, at: SourceLocation(file, line))
+    }
+
+    /// The smaller of each element and a scalar.
+    public func pointwiseMin(_ other: Float, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.binary(.minimum, self, scalar: Double(other), at: SourceLocation(file, line))
+    }
+
+    /// The larger of the two operands at each position (NaN if either is NaN), with broadcasting.
+    public func pointwiseMax(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.binary(.maximum, self, other, at: SourceLocation(file, line))
+    }
+
+    /// The larger of each element and a scalar.
+    public func pointwiseMax(_ other: Float, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.binary(.maximum, self, scalar: Double(other), at: SourceLocation(file, line))
+    }
+
+    /// Each element limited to a closed range.
+    public func clamped(to range: ClosedRange<Float>, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        pointwiseMax(range.lowerBound, file: file, line: line).pointwiseMin(range.upperBound, file: file, line: line)
+    }
+}
+
+/// Raises each element of `base` to the power in `exponent`, with broadcasting.
+public func pow(_ base: Tensor, _ exponent: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    Tensor.binary(.pow, base, exponent, at: SourceLocation(file, line))
+}
+
+/// Raises each element of `base` to a scalar power.
+public func pow(_ base: Tensor, _ exponent: Float, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    Tensor.binary(.pow, base, scalar: Double(exponent), at: SourceLocation(file, line))
+}
+
+/// Raises a scalar to the power of each element.
+public func pow(_ base: Float, _ exponent: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    Tensor.binary(.pow, exponent, scalar: Double(base), scalarOnLeft: true, at: SourceLocation(file, line))
+}

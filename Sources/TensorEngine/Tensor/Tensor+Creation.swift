@@ -1,0 +1,176 @@
+extension Tensor {
+    /// A constant tensor holding `scalars` (row-major) in the given shape, or a tensor carrying
+    /// the error when the count does not match the shape.
+    static func constant<S: TensorScalar>(
+        _ scalars: some Collection<S>, shape: [Int], op: String, at location: SourceLocation?
+    ) -> Tensor {
+        do throws(RuleViolation) {
+            try checkSize(shape, S.scalarType)
+            let count = shape.reduce(1, *)
+            guard scalars.count == count else {
+                throw RuleViolation(.shapeMismatch, "\(scalars.count) scalars cannot fill shape \(describe(shape)) (\(count) elements)")
+            }
+            let buffer: HostBuffer
+            do { buffer = try HostBuffer(byteCount: count * S.scalarType.byteCount, op: op) } catch {
+                throw RuleViolation(.outOfMemory, error.message)
+            }
+            let typed = buffer.elements(as: S.self)
+            var index = 0
+            for scalar in scalars {
+                (typed + index).initialize(to: scalar)
+                index += 1
+            }
+            let value = Value(buffer: buffer, layout: Layout(contiguous: shape), scalarType: S.scalarType)
+            let signature = TensorSignature(shape: shape, scalarType: S.scalarType)
+            return Tensor(node: Node(op: .constant, inputs: [], signature: signature, location: location, data: value))
+        } catch {
+            return Tensor(failed: TensorError(error.kind, op: op, operandShapes: [], message: error.message, location: location))
+        }
+    }
+
+    /// A rank-0 constant of the given type.
+    static func scalar(_ value: Double, _ type: ScalarType) -> Tensor {
+        switch type {
+        case .float32: constant([Float(converting: value)], shape: [], op: "scalar", at: nil)
+        case .float16: constant([Float16(converting: value)], shape: [], op: "scalar", at: nil)
+        case .int32: constant([Int32(converting: value)], shape: [], op: "scalar", at: nil)
+        case .bool: constant([Bool(converting: value)], shape: [], op: "scalar", at: nil)
+        }
+    }
+
+    /// Creates a rank-1 tensor from a collection of scalars.
+    ///
+    /// ```swift
+    /// let x = Tensor([1, 2, 3] as [Float])
+    /// ```
+    public init<S: TensorScalar>(_ scalars: some Collection<S>, file: StaticString = #fileID, line: UInt = #line) {
+        self = Tensor.constant(scalars, shape: [scalars.count], op: "init", at: SourceLocation(file, line))
+    }
+
+    /// Creates a tensor of the given shape from scalars in row-major order.
+    ///
+    /// A count that does not match the shape gives a tensor carrying a
+    /// ``TensorError/Kind/shapeMismatch`` error.
+    public init<S: TensorScalar>(
+        shape: [Int], scalars: some Collection<S>, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        self = Tensor.constant(scalars, shape: shape, op: "init", at: SourceLocation(file, line))
+    }
+
+    /// Creates a tensor of the given shape and explicit scalar type from scalars in row-major order.
+    public init<S: TensorScalar>(
+        shape: [Int], scalars: some Collection<S>, scalarType: S.Type, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        self = Tensor.constant(scalars, shape: shape, op: "init", at: SourceLocation(file, line))
+    }
+
+    /// Creates a tensor from a shaped array.
+    public init<S: TensorScalar>(_ shapedArray: ShapedArray<S>) {
+        self = Tensor.constant(shapedArray.scalars, shape: shapedArray.shape, op: "init", at: nil)
+    }
+
+    /// Creates a tensor of the given shape with every scalar equal to `repeatedValue`.
+    public init<S: TensorScalar>(repeating repeatedValue: S, shape: [Int], file: StaticString = #fileID, line: UInt = #line) {
+        let location = SourceLocation(file, line)
+        guard let count = Shape.elementCount(shape) else {
+            self = Tensor.constant([S](), shape: shape, op: "init(repeating:shape:)", at: location)
+            return
+        }
+        // One scalar broadcast to the shape: no memory beyond one element until it is used.
+        let one = Tensor.constant([repeatedValue], shape: [], op: "init(repeating:shape:)", at: location)
+        self = count == 1 && shape.isEmpty ? one : Tensor.record(.broadcast(shape), [one], at: location)
+    }
+
+    /// Creates a tensor of zeros.
+    public init<S: TensorScalar>(zeros shape: [Int], scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(repeating: S(converting: 0), shape: shape, file: file, line: line)
+    }
+
+    /// Creates a tensor of ones.
+    public init<S: TensorScalar>(ones shape: [Int], scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(repeating: S(converting: 1), shape: shape, file: file, line: line)
+    }
+
+    /// A rank-1 tensor of the values `start, start + stride, ...` below `end` (above it for a
+    /// negative stride), like NumPy's `arange`.
+    public init(rangeFrom start: Float, to end: Float, by stride: Float, file: StaticString = #fileID, line: UInt = #line) {
+        let location = SourceLocation(file, line)
+        guard stride != 0, stride.isFinite, start.isFinite, end.isFinite else {
+            self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be finite and non-zero, the bounds finite", location: location))
+            return
+        }
+        let count = Swift.max(0, Int(((end - start) / stride).rounded(.up)))
+        self = Tensor.constant((0..<count).map { start + Float($0) * stride }, shape: [count], op: "init(rangeFrom:to:by:)", at: location)
+    }
+
+    /// A rank-1 `Int32` tensor of the values `start, start + stride, ...` below `end` (above it for
+    /// a negative stride).
+    public init(rangeFrom start: Int32, to end: Int32, by stride: Int32, file: StaticString = #fileID, line: UInt = #line) {
+        let location = SourceLocation(file, line)
+        guard stride != 0 else {
+            self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be non-zero", location: location))
+            return
+        }
+        let values = Swift.stride(from: Int(start), to: Int(end), by: Int(stride)).map { Int32($0) }
+        self = Tensor.constant(values, shape: [values.count], op: "init(rangeFrom:to:by:)", at: location)
+    }
+
+    /// A rank-1 tensor of `count` evenly spaced values from `start` through `end`, like NumPy's
+    /// `linspace`.
+    public init(linearSpaceFrom start: Float, through end: Float, count: Int, file: StaticString = #fileID, line: UInt = #line) {
+        let location = SourceLocation(file, line)
+        guard count >= 0 else {
+            self = Tensor(failed: TensorError(.invalidArgument, op: "init(linearSpaceFrom:through:count:)", message: "count \(count) is negative", location: location))
+            return
+        }
+        let step = count > 1 ? (Double(end) - Double(start)) / Double(count - 1) : 0
+        let values = (0..<count).map { $0 == count - 1 && count > 1 ? end : Float(Double(start) + Double($0) * step) }
+        self = Tensor.constant(values, shape: [count], op: "init(linearSpaceFrom:through:count:)", at: location)
+    }
+
+    /// Concatenates tensors along an axis; all other dimensions must match.
+    public init(concatenating tensors: [Tensor], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) {
+        self = Tensor.record("concatenate", tensors, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+            guard let first = signatures.first else {
+                throw RuleViolation(.invalidArgument, "concatenation needs at least one tensor")
+            }
+            return .concat(axis: try Tensor.normalize(axis: axis, rank: first.shape.count))
+        }
+    }
+
+    /// Stacks tensors of one shape along a new axis.
+    public init(stacking tensors: [Tensor], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) {
+        let location = SourceLocation(file, line)
+        guard let first = tensors.first else {
+            self = Tensor(failed: TensorError(.invalidArgument, op: "stack", message: "stacking needs at least one tensor", location: location))
+            return
+        }
+        if let failed = tensors.first(where: { $0.error != nil }) {
+            self = failed
+            return
+        }
+        guard tensors.allSatisfy({ $0.shape == first.shape }) else {
+            self = Tensor(failed: TensorError(.shapeMismatch, op: "stack", operandShapes: tensors.map(\.shape), message: "stacked tensors must have one shape", location: location))
+            return
+        }
+        let expanded = tensors.map { $0.expandingShape(at: axis, file: file, line: line) }
+        self = Tensor(concatenating: expanded, alongAxis: axis, file: file, line: line)
+    }
+}
+
+extension Tensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, ExpressibleByArrayLiteral {
+    /// A rank-0 `Float` tensor: `let x: Tensor = 2.5`.
+    public init(floatLiteral value: Float) {
+        self = Tensor.constant([value], shape: [], op: "literal", at: nil)
+    }
+
+    /// A rank-0 `Float` tensor: `let x: Tensor = 2`.
+    public init(integerLiteral value: Int) {
+        self = Tensor.constant([Float(value)], shape: [], op: "literal", at: nil)
+    }
+
+    /// A rank-1 `Float` tensor: `let x: Tensor = [1, 2, 3]`.
+    public init(arrayLiteral elements: Float...) {
+        self = Tensor.constant(elements, shape: [elements.count], op: "literal", at: nil)
+    }
+}

@@ -1,0 +1,79 @@
+/// Which form of GELU to compute.
+public enum GELUApproximation: Sendable, Hashable {
+    /// The exact form, `0.5·x·(1 + erf(x/√2))`.
+    case none
+    /// The tanh approximation, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
+    case tanh
+}
+
+extension Tensor {
+    func unary(_ op: UnaryOp, _ file: StaticString, _ line: UInt) -> Tensor {
+        Tensor.record(.unary(op), [self], at: SourceLocation(file, line))
+    }
+
+    /// The absolute value of each element.
+    public func abs(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.abs, file, line) }
+    /// -1, 0 or 1 by the sign of each element (NaN stays NaN).
+    public func sign(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.sign, file, line) }
+    /// eˣ of each element.
+    public func exp(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.exp, file, line) }
+    /// The natural logarithm of each element.
+    public func log(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.log, file, line) }
+    /// The square root of each element.
+    public func squareRoot(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.squareRoot, file, line) }
+    /// The reciprocal of the square root of each element.
+    public func rsqrt(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.rsqrt, file, line) }
+    /// The square of each element.
+    public func squared(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.square, file, line) }
+    /// `1 / x` of each element.
+    public func reciprocal(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.reciprocal, file, line) }
+    /// The sine of each element (radians).
+    public func sin(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.sin, file, line) }
+    /// The cosine of each element (radians).
+    public func cos(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.cos, file, line) }
+    /// The hyperbolic tangent of each element.
+    public func tanh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.tanh, file, line) }
+    /// Each element rounded toward −∞.
+    public func floor(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.floor, file, line) }
+    /// Each element rounded toward +∞.
+    public func ceil(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.ceil, file, line) }
+    /// Each element rounded to the nearest integer, halves to even (as NumPy's `round`).
+    public func round(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.round, file, line) }
+    /// The logistic function `1 / (1 + e⁻ˣ)` of each element.
+    public func sigmoid(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.sigmoid, file, line) }
+    /// `max(x, 0)` of each element.
+    public func relu(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.relu, file, line) }
+    /// The error function of each element.
+    public func erf(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.erf, file, line) }
+
+    /// SiLU (swish): `x · sigmoid(x)`, composed from primitives.
+    public func silu(file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        let location = SourceLocation(file, line)
+        return Tensor.binary(.multiply, self, sigmoid(file: file, line: line), at: location)
+    }
+
+    /// GELU, exact (erf) by default or with the tanh approximation; composed from primitives so a
+    /// fused elementwise region evaluates it in one pass.
+    public func gelu(approximation: GELUApproximation = .none, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        let location = SourceLocation(file, line)
+        let x = self
+        switch approximation {
+        case .none:
+            let inner = Tensor.binary(.multiply, x, scalar: 0.5.squareRoot(), at: location).erf(file: file, line: line)
+            let onePlus = Tensor.binary(.add, inner, scalar: 1, at: location)
+            return Tensor.binary(.multiply, Tensor.binary(.multiply, x, scalar: 0.5, at: location), onePlus, at: location)
+        case .tanh:
+            let cube = Tensor.binary(.multiply, x.squared(file: file, line: line), x, at: location)
+            let sum = Tensor.binary(.add, x, Tensor.binary(.multiply, cube, scalar: 0.044715, at: location), at: location)
+            let inner = Tensor.binary(.multiply, sum, scalar: (2 / Double.pi).squareRoot(), at: location).tanh(file: file, line: line)
+            let onePlus = Tensor.binary(.add, inner, scalar: 1, at: location)
+            return Tensor.binary(.multiply, Tensor.binary(.multiply, x, scalar: 0.5, at: location), onePlus, at: location)
+        }
+    }
+
+    /// The tensor converted to another scalar type (floats to integers truncate toward zero and
+    /// saturate; NaN becomes 0; anything non-zero becomes `true`).
+    public func cast<S: TensorScalar>(to scalarType: S.Type, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.record(.cast(S.scalarType), [self], at: SourceLocation(file, line))
+    }
+}

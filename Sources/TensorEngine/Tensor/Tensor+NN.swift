@@ -1,0 +1,63 @@
+extension Tensor {
+    /// The matrix product, with NumPy's `matmul` rules: vector·vector gives a scalar,
+    /// matrix·vector a vector, and leading batch dimensions broadcast (without copies).
+    public func matmul(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        let location = SourceLocation(file, line)
+        if let failed = [self, other].first(where: { $0.error != nil }) { return failed }
+        let (a, b) = (shape, other.shape)
+        func mismatch() -> Tensor {
+            Tensor(failed: TensorError(.shapeMismatch, op: "matmul", operandShapes: [a, b], message: "shapes \(describe(a)) and \(describe(b)) cannot be multiplied", location: location))
+        }
+        guard !a.isEmpty, !b.isEmpty else { return mismatch() }
+        let left = a.count == 1 ? expandingShape(at: 0, file: file, line: line) : self
+        let right = b.count == 1 ? other.expandingShape(at: -1, file: file, line: line) : other
+        let (la, rb) = (left.shape, right.shape)
+        guard la[la.count - 1] == rb[rb.count - 2], let batch = Op.broadcastShape(Array(la.dropLast(2)), Array(rb.dropLast(2))) else {
+            return mismatch()
+        }
+        let product = Tensor.record(.matmul, [
+            left.broadcastIfNeeded(to: batch + la.suffix(2), at: location),
+            right.broadcastIfNeeded(to: batch + rb.suffix(2), at: location),
+        ], at: location)
+        var result = batch + [la[la.count - 2], rb[rb.count - 1]]
+        if b.count == 1 { result.removeLast() }
+        if a.count == 1 { result.remove(at: result.count - (b.count == 1 ? 1 : 2)) }
+        return result == product.shape ? product : product.reshaped(to: result, file: file, line: line)
+    }
+
+    /// `exp(x) / sum(exp(x))` along an axis, computed stably (the maximum is subtracted first).
+    public func softmax(alongAxis axis: Int = -1, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.record("softmax", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+            .softmax(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+        }
+    }
+
+    /// `log(softmax(x))` along an axis, computed stably.
+    public func logSoftmax(alongAxis axis: Int = -1, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.record("logSoftmax", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+            .logSoftmax(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+        }
+    }
+
+    /// Layer normalization along an axis: `(x - mean) / sqrt(variance + epsilon) * scale + bias`,
+    /// with the population variance. `scale` and `bias` broadcast against the result.
+    public func layerNorm(
+        alongAxis axis: Int = -1, epsilon: Float = 1e-5, scale: Tensor? = nil, bias: Tensor? = nil,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> Tensor {
+        let location = SourceLocation(file, line)
+        for parameter in [scale, bias].compactMap({ $0 }) {
+            if parameter.error != nil { return parameter }
+            guard Op.broadcastShape(shape, parameter.shape) == shape || error != nil else {
+                return Tensor(failed: TensorError(.shapeMismatch, op: "layerNorm", operandShapes: [shape, parameter.shape], message: "scale or bias of shape \(describe(parameter.shape)) does not broadcast to \(describe(shape))", location: location))
+            }
+        }
+        var result = Tensor.record("layerNorm", [self], at: location) { signatures throws(RuleViolation) in
+            guard epsilon >= 0, epsilon.isFinite else { throw RuleViolation(.invalidArgument, "epsilon \(epsilon) must be finite and non-negative") }
+            return .layerNorm(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count), epsilon: epsilon)
+        }
+        if let scale { result = Tensor.binary(.multiply, result, scale, at: location) }
+        if let bias { result = Tensor.binary(.add, result, bias, at: location) }
+        return result
+    }
+}

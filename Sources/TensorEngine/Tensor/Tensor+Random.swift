@@ -1,0 +1,78 @@
+/// A counter-based generator: the n-th number of a stream depends only on the seed and n, so the
+/// same seed gives the same tensor on every backend, thread and run.
+struct CounterRandom {
+    let seed: UInt64
+
+    /// SplitMix64's finaliser applied to `seed + n·γ`: a strong 64-bit mix of the counter.
+    func bits(_ n: UInt64) -> UInt64 {
+        var z = seed &+ (n &+ 1) &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform double in [0, 1) from the top 53 bits.
+    func unit(_ n: UInt64) -> Double { Double(bits(n) >> 11) * 0x1p-53 }
+
+    /// A standard normal variate by the Box–Muller transform of counters 2n and 2n+1.
+    func normal(_ n: UInt64) -> Double {
+        let u1 = 1 - unit(2 &* n)  // (0, 1]: the logarithm stays finite
+        let u2 = unit(2 &* n &+ 1)
+        return (-2 * _log(u1)).squareRoot() * _cos(2 * Double.pi * u2)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+private func _log(_ x: Double) -> Double { log(x) }
+private func _cos(_ x: Double) -> Double { cos(x) }
+
+extension Tensor {
+    static func seedOrRandom(_ seed: Int?) -> UInt64 {
+        if let seed { return UInt64(bitPattern: Int64(seed)) }
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }
+
+    /// A tensor of normally distributed values, generated on the host from a counter-based
+    /// generator: the same `seed` gives the same values on every backend and run.
+    public init<S: TensorScalar>(
+        randomNormal shape: [Int], mean: Float = 0, standardDeviation: Float = 1, seed: Int? = nil,
+        scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        let location = SourceLocation(file, line)
+        guard S.scalarType.isFloatingPoint else {
+            self = Tensor(failed: TensorError(.scalarTypeMismatch, op: "init(randomNormal:)", message: "normal values need a floating-point type, not \(S.scalarType)", location: location))
+            return
+        }
+        guard let count = Shape.elementCount(shape), count <= Tensor.maximumByteCount else {
+            self = Tensor.constant([S](), shape: shape, op: "init(randomNormal:)", at: location)
+            return
+        }
+        let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
+        let values = (0..<count).map { S(converting: Double(mean) + Double(standardDeviation) * generator.normal(UInt64($0))) }
+        self = Tensor.constant(values, shape: shape, op: "init(randomNormal:)", at: location)
+    }
+
+    /// A tensor of values uniformly distributed in `range`, generated on the host from a
+    /// counter-based generator. For `Int32`, values are whole numbers in the range's bounds.
+    public init<S: TensorScalar>(
+        randomUniform shape: [Int], in range: Range<Float> = 0..<1, seed: Int? = nil,
+        scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        let location = SourceLocation(file, line)
+        guard let count = Shape.elementCount(shape), count <= Tensor.maximumByteCount else {
+            self = Tensor.constant([S](), shape: shape, op: "init(randomUniform:)", at: location)
+            return
+        }
+        let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
+        let low = Double(range.lowerBound)
+        let width = Double(range.upperBound) - low
+        let values = (0..<count).map { n -> S in
+            let u = low + width * generator.unit(UInt64(n))
+            return S.scalarType == .int32 ? S(converting: u.rounded(.down)) : S(converting: u)
+        }
+        self = Tensor.constant(values, shape: shape, op: "init(randomUniform:)", at: location)
+    }
+}

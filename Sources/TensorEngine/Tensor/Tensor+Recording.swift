@@ -1,0 +1,73 @@
+import Foundation
+
+extension Tensor {
+    /// The largest tensor, in bytes, the engine will record: the machine's physical memory.
+    static let maximumByteCount = Int(clamping: ProcessInfo.processInfo.physicalMemory)
+
+    /// Records an op on operands, or returns the error that prevents it.
+    ///
+    /// - Parameters:
+    ///   - name: the op's user-facing name, for errors raised before the op is built.
+    ///   - operands: the inputs; the first error among them is passed on unchanged.
+    ///   - location: the user's call site.
+    ///   - makeOp: builds the normalised op from the operand signatures, or throws the rule broken.
+    static func record(
+        _ name: String, _ operands: [Tensor], at location: SourceLocation?,
+        _ makeOp: ([TensorSignature]) throws(RuleViolation) -> Op
+    ) -> Tensor {
+        if let failed = operands.first(where: { $0.error != nil }) { return failed }
+        let nodes = operands.compactMap(\.node)
+        let signatures = nodes.map(\.signature)
+        func failure(_ violation: RuleViolation) -> Tensor {
+            Tensor(
+                failed: TensorError(
+                    violation.kind, op: name, operandShapes: signatures.map(\.shape), message: violation.message,
+                    location: location))
+        }
+        do {
+            let op = try makeOp(signatures)
+            let output = try op.outputSignature(for: signatures)
+            try checkSize(output.shape, output.scalarType)
+            return Tensor(node: Node(op: op, inputs: nodes, signature: output, location: location))
+        } catch {
+            return failure(error)
+        }
+    }
+
+    /// Records an op whose attributes need no operand-dependent normalisation.
+    static func record(_ op: Op, _ operands: [Tensor], at location: SourceLocation?) -> Tensor {
+        record(op.name, operands, at: location) { _ throws(RuleViolation) in op }
+    }
+
+    /// Throws ``TensorError/Kind/tooLarge`` for shapes whose byte size overflows or exceeds memory.
+    static func checkSize(_ shape: [Int], _ type: ScalarType) throws(RuleViolation) {
+        guard shape.allSatisfy({ $0 >= 0 }) else {
+            throw RuleViolation(.invalidArgument, "shape \(describe(shape)) has a negative dimension")
+        }
+        guard let count = Shape.elementCount(shape), case let (bytes, overflow) = count.multipliedReportingOverflow(by: type.byteCount),
+            !overflow, bytes <= maximumByteCount
+        else {
+            throw RuleViolation(.tooLarge, "shape \(describe(shape)) of \(type) is larger than this machine's memory")
+        }
+    }
+
+    /// Normalises an axis in `-rank..<rank` to `0..<rank`.
+    static func normalize(axis: Int, rank: Int) throws(RuleViolation) -> Int {
+        let normalized = axis < 0 ? axis + rank : axis
+        guard (0..<rank).contains(normalized) else {
+            throw RuleViolation(.invalidAxis, "axis \(axis) is out of range for rank \(rank)")
+        }
+        return normalized
+    }
+
+    /// Normalises axes and sorts them; repeated axes are an error.
+    static func normalize(axes: [Int], rank: Int) throws(RuleViolation) -> [Int] {
+        var result: [Int] = []
+        for axis in axes { result.append(try normalize(axis: axis, rank: rank)) }
+        result.sort()
+        guard Set(result).count == result.count else {
+            throw RuleViolation(.invalidAxis, "axes \(axes) repeat an axis")
+        }
+        return result
+    }
+}
