@@ -26,6 +26,16 @@ final class Engine: Sendable {
 
     func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
 
+    /// Plans and runs the pending graph behind `targets`, returning host values without keeping
+    /// them on the nodes. `backends` replaces the engine's own (tests inject deliberately wrong ones).
+    func run(_ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        let chosen = backends ?? self.backends
+        var profiles = self.profiles
+        for backend in chosen where profiles[backend.kind] == nil { profiles[backend.kind] = DefaultProfiles.profile(for: backend) }
+        let plan = try Planner(backends: chosen, profiles: profiles, policy: policy).plan(targets: targets)
+        return try Executor(backends: chosen).run(plan)
+    }
+
     /// The policy in force: the task-local scope, else `TENSORENGINE_POLICY`, else `.all`.
     static func currentPolicy() throws(TensorError) -> ComputePolicy {
         if let scoped = ComputePolicy.scoped { return scoped }

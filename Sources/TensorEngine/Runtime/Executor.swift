@@ -13,7 +13,9 @@ public struct EvaluationStatistics: Sendable, Hashable, Codable {
 /// Runs a plan: each step on its backend, copies where the plan put them, buffers released after
 /// their last use. It never chooses anything: the plan is obeyed as written.
 struct Executor {
-    let engine: Engine
+    let backends: [any Backend]
+
+    private func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
 
     func run(_ plan: Plan) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
         var values: [UInt64: Value] = [:]
@@ -51,7 +53,7 @@ struct Executor {
         }
 
         for step in plan.steps {
-            guard let backend = engine.backend(step.backend) else {
+            guard let backend = backend(step.backend) else {
                 throw TensorError(.backendFailure, op: step.node.op.name, message: "backend \(step.backend) is not available")
             }
             var inputs: [Value] = []
@@ -86,7 +88,7 @@ struct Executor {
     private func move(_ value: Value, to backend: any Backend) throws(TensorError) -> Value {
         var host = value
         if value.memorySpace != .host {
-            guard let owner = engine.backends.first(where: { $0.memorySpace == value.memorySpace }) else {
+            guard let owner = backends.first(where: { $0.memorySpace == value.memorySpace }) else {
                 throw TensorError(.backendFailure, op: "copy", message: "no backend owns \(value.memorySpace)")
             }
             host = try owner.download(value)
@@ -98,14 +100,14 @@ struct Executor {
     private func hostResult(_ value: Value) throws(TensorError) -> Value {
         var host = value
         if value.memorySpace != .host {
-            guard let owner = engine.backends.first(where: { $0.memorySpace == value.memorySpace }) else {
+            guard let owner = backends.first(where: { $0.memorySpace == value.memorySpace }) else {
                 throw TensorError(.backendFailure, op: "download", message: "no backend owns \(value.memorySpace)")
             }
             host = try owner.download(value)
         }
         let signature = TensorSignature(shape: host.shape, scalarType: host.scalarType)
         let compact = host.layout.isContiguous && host.layout.offset == 0 && host.buffer.byteCount == signature.byteCount
-        guard !compact, let naive = engine.backend(.naive) else { return host }
-        return try naive.execute(.op(.contiguous), inputs: [host], output: signature)
+        guard !compact else { return host }
+        return try NaiveBackend().execute(.op(.contiguous), inputs: [host], output: signature)
     }
 }
