@@ -209,21 +209,21 @@ extension OpKind {
 
     /// Cases that exercise composite ops and fused elementwise regions.
     static var compositeCases: [ParityCase] {
-        func make(_ label: String, _ inputs: [SampleInput], k: Int = 1, _ build: @escaping @Sendable ([Tensor]) -> Tensor) -> ParityCase {
-            ParityCase(kind: .binary(.add), label: label, inputs: inputs, reductionLength: k, build: build)
+        func make(_ label: String, bound kind: OpKind, _ inputs: [SampleInput], k: Int = 1, _ build: @escaping @Sendable ([Tensor]) -> Tensor) -> ParityCase {
+            ParityCase(kind: kind, isComposite: true, label: label, inputs: inputs, reductionLength: k, build: build)
         }
         let large = [SampleInput(shape: [512, 1031]), SampleInput(shape: [512, 1031], layout: .transposed), SampleInput(shape: [512, 1031], layout: .broadcast(from: [1031]))]
         return [
-            make("fused chain relu(a*b + c) * 0.5 + tanh(a)", large) { x in (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh() },
-            make("fused chain small", [SampleInput(shape: [3, 4]), SampleInput(shape: [3, 4], layout: .reversed), SampleInput(shape: [4])]) { x in (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh() },
-            make("gelu exact", [SampleInput(shape: [64, 257])]) { $0[0].gelu() },
-            make("gelu tanh", [SampleInput(shape: [64, 257], layout: .transposed)]) { $0[0].gelu(approximation: .tanh) },
-            make("silu", [SampleInput(shape: [33, 65])]) { $0[0].silu() },
-            make("clamped and compared", [SampleInput(shape: [40, 50])]) { x in x[0].clamped(to: -0.5...0.75).replacing(with: 9, where: x[0] .> 1) },
-            make("int chain", [SampleInput(shape: [40, 50], type: .int32), SampleInput(shape: [50], type: .int32)]) { x in (x[0] * x[1] - 3).abs().cast(to: Float.self) / 7 },
-            make("variance", [SampleInput(shape: [30, 70])], k: 70) { $0[0].variance(alongAxes: 1) },
-            make("layer norm with scale and bias", [SampleInput(shape: [64, 384]), SampleInput(shape: [384]), SampleInput(shape: [384])], k: 384) { x in x[0].layerNorm(alongAxis: -1, epsilon: 1e-12, scale: x[1], bias: x[2]) },
-            make("attention", [SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16])], k: 32) { x in
+            make("fused chain relu(a*b + c) * 0.5 + tanh(a)", bound: .unary(.tanh), large) { x in (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh() },
+            make("fused chain small", bound: .unary(.tanh), [SampleInput(shape: [3, 4]), SampleInput(shape: [3, 4], layout: .reversed), SampleInput(shape: [4])]) { x in (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh() },
+            make("gelu exact", bound: .unary(.erf), [SampleInput(shape: [64, 257])]) { $0[0].gelu() },
+            make("gelu tanh", bound: .unary(.tanh), [SampleInput(shape: [64, 257], layout: .transposed)]) { $0[0].gelu(approximation: .tanh) },
+            make("silu", bound: .unary(.sigmoid), [SampleInput(shape: [33, 65])]) { $0[0].silu() },
+            make("clamped and compared", bound: .binary(.minimum), [SampleInput(shape: [40, 50])]) { x in x[0].clamped(to: -0.5...0.75).replacing(with: 9, where: x[0] .> 1) },
+            make("int chain", bound: .binary(.divide), [SampleInput(shape: [40, 50], type: .int32), SampleInput(shape: [50], type: .int32)]) { x in (x[0] * x[1] - 3).abs().cast(to: Float.self) / 7 },
+            make("variance", bound: .reduce(.mean), [SampleInput(shape: [30, 70])], k: 70) { $0[0].variance(alongAxes: 1) },
+            make("layer norm with scale and bias", bound: .layerNorm, [SampleInput(shape: [64, 384]), SampleInput(shape: [384]), SampleInput(shape: [384])], k: 384) { x in x[0].layerNorm(alongAxis: -1, epsilon: 1e-12, scale: x[1], bias: x[2]) },
+            make("attention", bound: .matmul, [SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16])], k: 32) { x in
                 (x[0].matmul(x[1].transposed(permutation: 0, 2, 1)) / 4).softmax(alongAxis: -1).matmul(x[2])
             },
         ]

@@ -44,14 +44,16 @@ struct SampleInput: Sendable, Hashable, CustomStringConvertible {
 /// One case of the generated parity suite: an op applied to inputs of given shapes, types and
 /// layouts. Every backend's result is compared with the naive reference under the op's tolerance.
 struct ParityCase: Sendable, CustomStringConvertible {
+    /// The op under test; for a composite case, the op whose tolerance bounds the whole chain.
     let kind: OpKind
+    var isComposite = false
     let label: String
     let inputs: [SampleInput]
     /// Terms summed into one output (K for matmul): scales the tolerance.
     let reductionLength: Int
     let build: @Sendable ([Tensor]) -> Tensor
 
-    var description: String { "\(kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ") }
+    var description: String { "\(isComposite ? "composite" : kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ") }
 
     /// Creates the inputs afresh (new nodes each call, so no cached result is shared).
     func makeInputs(seed: Int) -> [Tensor] {

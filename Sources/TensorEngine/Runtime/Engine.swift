@@ -12,9 +12,8 @@ final class Engine: Sendable {
     let profiles: [BackendKind: DeviceProfile]
 
     private init() {
-        let backends: [any Backend] = [NaiveBackend()]
+        let backends: [any Backend] = [NaiveBackend(), OpenBLASBackend()]
         let unavailable: [BackendKind: String] = [
-            .openblas: "not built yet",
             .opencl: "not built yet",
         ]
         self.backends = backends

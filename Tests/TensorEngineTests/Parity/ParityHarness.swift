@@ -10,13 +10,47 @@ enum ParityHarness {
         }
     }
 
-    /// `nil` when `backends` under `policy` reproduce the naive result of the case, else a
-    /// description of the whole case and the first mismatches.
+    /// The outcome of one case on one policy.
+    enum Outcome {
+        case match
+        /// The policy's backends do not claim the case (the planner would place it elsewhere).
+        case unclaimed(String)
+        case mismatch(String)
+    }
+
+    /// `nil` when `backends` under `policy` reproduce the naive result of the case (or do not
+    /// claim it), else a description of the whole case and the first mismatches.
     static func mismatch(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> String? {
+        switch check(parityCase, backends: backends, policy: policy) {
+        case .match, .unclaimed: nil
+        case .mismatch(let description): description
+        }
+    }
+
+    static func check(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> Outcome {
+        let result = compare(parityCase, backends: backends, policy: policy)
+        if let unclaimed = result.unclaimed { return .unclaimed(unclaimed) }
+        return result.failure.map(Outcome.mismatch) ?? .match
+    }
+
+    private static func compare(_ parityCase: ParityCase, backends: [any Backend]?, policy: ComputePolicy) -> (failure: String?, unclaimed: String?) {
+        switch compareCase(parityCase, backends: backends, policy: policy) {
+        case .some(.unsupported(let reason)): return (nil, reason)
+        case .some(.failed(let message)): return (message, nil)
+        case .none: return (nil, nil)
+        }
+    }
+
+    private enum Problem {
+        case unsupported(String)
+        case failed(String)
+    }
+
+    private static func compareCase(_ parityCase: ParityCase, backends: [any Backend]?, policy: ComputePolicy) -> Problem? {
         let reference = parityCase.build(parityCase.makeInputs(seed: 7))
         let candidate = parityCase.build(parityCase.makeInputs(seed: 7))
         guard let referenceNode = reference.node, let candidateNode = candidate.node else {
-            return "\(parityCase): the case does not build: \(String(describing: reference.error ?? candidate.error))"
+            return .failed("\(parityCase): the case does not build: \(String(describing: reference.error ?? candidate.error))")
         }
         let kernels: String
         do {
@@ -29,7 +63,8 @@ enum ParityHarness {
                 }
             }.joined(separator: ", ")
         } catch {
-            return "\(parityCase) on \(policy): planning failed: \(error)"
+            if error.kind == .unsupported { return .unsupported(error.message) }
+            return .failed("\(parityCase) on \(policy): planning failed: \(error)")
         }
         let expected: [Double]
         let actual: [Double]
@@ -38,16 +73,16 @@ enum ParityHarness {
             let (referenceValues, _) = try Engine.shared.run([referenceNode], policy: .only(.naive))
             expected = try doubles(referenceValues[0])
         } catch {
-            return "\(parityCase): the naive reference failed: \(error)"
+            return .failed("\(parityCase): the naive reference failed: \(error)")
         }
         do {
             let (values, _) = try Engine.shared.run([candidateNode], policy: policy, backends: backends)
             guard values[0].shape == referenceNode.signature.shape, values[0].scalarType == outputType else {
-                return "\(parityCase) on \(policy) [\(kernels)]: result \(describe(values[0].shape)) \(values[0].scalarType), expected \(describe(referenceNode.signature.shape)) \(outputType)"
+                return .failed("\(parityCase) on \(policy) [\(kernels)]: result \(describe(values[0].shape)) \(values[0].scalarType), expected \(describe(referenceNode.signature.shape)) \(outputType)")
             }
             actual = try doubles(values[0])
         } catch {
-            return "\(parityCase) on \(policy) [\(kernels)]: failed: \(error)"
+            return .failed("\(parityCase) on \(policy) [\(kernels)]: failed: \(error)")
         }
         var tolerance = parityCase.kind.parityTolerance(reductionLength: parityCase.reductionLength)
         if outputType == .float16 { tolerance.relative = max(tolerance.relative, 0x1p-10) }  // one half-precision ulp
@@ -58,7 +93,7 @@ enum ParityHarness {
         let bad = zip(expected, actual).enumerated().filter { !scaled.accepts(Float($0.element.1), Float($0.element.0)) }
         guard !bad.isEmpty else { return nil }
         let examples = bad.prefix(4).map { "[\($0.offset)] expected \($0.element.0), got \($0.element.1)" }.joined(separator: "; ")
-        return "\(parityCase) on \(policy) [\(kernels)]: \(bad.count) of \(expected.count) elements outside \(scaled): \(examples)"
+        return .failed("\(parityCase) on \(policy) [\(kernels)]: \(bad.count) of \(expected.count) elements outside \(scaled): \(examples)")
     }
 }
 
