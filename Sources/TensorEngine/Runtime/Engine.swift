@@ -25,6 +25,16 @@ final class Engine: Sendable {
 
     func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
 
+    /// Plans of graphs evaluated before, by structure.
+    let planCache = PlanCache()
+
+    /// Plans the pending graph behind `targets` with the engine's backends, through the plan cache.
+    func plan(_ targets: [Node], policy: ComputePolicy) throws(TensorError) -> (Plan, cached: Bool) {
+        let (plan, cached) = try Planner(backends: backends, profiles: profiles, policy: policy).plan(targets: targets, cache: planCache)
+        if PlanLog.enabled { PlanLog.print(ComputePlan(plan, cached: cached)) }
+        return (plan, cached)
+    }
+
     /// Plans and runs the pending graph behind `targets`, returning host values without keeping
     /// them on the nodes. `backends` replaces the engine's own (tests inject deliberately wrong ones).
     func run(_ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {

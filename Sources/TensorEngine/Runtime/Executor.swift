@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Memory figures of one evaluation.
 public struct EvaluationStatistics: Sendable, Hashable, Codable {
     /// The most bytes of intermediate buffers alive at once.
@@ -18,6 +20,13 @@ struct Executor {
     private func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
 
     func run(_ plan: Plan) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        let (results, statistics, _) = try run(plan, measure: false)
+        return (results, statistics)
+    }
+
+    /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
+    func run(_ plan: Plan, measure: Bool) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
+        var stepSeconds: [Double] = []
         var values: [UInt64: Value] = [:]
         var remaining: [UInt64: Int] = [:]
         var liveBuffers: [ObjectIdentifier: (bytes: Int, readers: Int)] = [:]
@@ -56,6 +65,7 @@ struct Executor {
             guard let backend = backend(step.backend) else {
                 throw TensorError(.backendFailure, op: step.node.op.name, message: "backend \(step.backend) is not available")
             }
+            let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
             var inputs: [Value] = []
             for operand in step.operands {
                 guard var value = values[operand.id] else {
@@ -68,6 +78,10 @@ struct Executor {
                 inputs.append(value)
             }
             let output = try backend.execute(step.kernel, inputs: inputs, output: step.node.signature)
+            if measure {
+                try backend.synchronize()
+                stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+            }
             statistics.steps += 1
             values[step.node.id] = output
             retain(output, fresh: !inputs.contains { $0.buffer === output.buffer })
@@ -81,7 +95,7 @@ struct Executor {
             }
             results.append(try hostResult(value))
         }
-        return (results, statistics)
+        return (results, statistics, stepSeconds)
     }
 
     /// Moves a value to another backend's memory space through the host.

@@ -36,7 +36,8 @@ extension Tensor {
         guard !pending.isEmpty else { return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0) }
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
-        let (results, statistics) = try Engine.shared.run(pending, policy: chosen)
+        let (plan, _) = try Engine.shared.plan(pending, policy: chosen)
+        let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
         for (node, value) in zip(pending, results) { node.store(value) }
         return statistics
     }
