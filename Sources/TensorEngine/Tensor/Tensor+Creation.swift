@@ -104,7 +104,8 @@ extension Tensor {
     }
 
     /// A rank-1 `Int32` tensor of the values `start, start + stride, ...` below `end` (above it for
-    /// a negative stride).
+    /// a negative stride). With plain literals the `Float` form is chosen, as in MLTensor.
+    @_disfavoredOverload
     public init(rangeFrom start: Int32, to end: Int32, by stride: Int32, file: StaticString = #fileID, line: UInt = #line) {
         let location = SourceLocation(file, line)
         guard stride != 0 else {
