@@ -29,6 +29,11 @@ enum SampleValues: Sendable, Hashable {
     case positive
     /// Integers in 0..<bound, as `Int32` (gather indices).
     case indices(below: Int)
+    /// NaN, ±∞, ±0, huge, tiny (subnormal) and ordinary values, cycled (rotated by `shift`), to
+    /// check that every backend treats them as the reference does.
+    case special(shift: Int)
+
+    static let specialValues: [Double] = [.nan, .infinity, -.infinity, 0, -0.0, 1e30, -1e30, 1e-40, 3, -2, 0.5]
 }
 
 /// One input of a parity case.
@@ -97,6 +102,12 @@ extension SampleInput {
                 }
             case .positive: 0.5 + 2 * random.unit(UInt64(n))
             case .indices(let bound): (random.unit(UInt64(n)) * Double(bound)).rounded(.down)
+            case .special(let shift):
+                switch type {
+                case .float32, .float16: SampleValues.specialValues[(n + shift) % SampleValues.specialValues.count]
+                case .int32: [0, 1, -1, 2_147_483_647, -2_147_483_648, 7, -7][(n + shift) % 7]
+                case .bool: (n + shift) % 2 == 0 ? 0 : 1
+                }
             }
         }
         switch type {

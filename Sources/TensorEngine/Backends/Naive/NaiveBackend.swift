@@ -99,7 +99,9 @@ final class NaiveBackend: Backend {
                 let count = Double(Swift.max(values.count, 1))
                 let mean = values.reduce(0, +) / count
                 let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / count
-                let scale = 1 / (variance + Double(epsilon)).squareRoot()
+                // Accurate in Double, but in Float's range: a variance past Float's largest value
+                // is infinite, as in every float32 kernel, and the row normalises to zeros.
+                let scale = 1 / (Double(Float(variance)) + Double(epsilon)).squareRoot()
                 for (value, d) in zip(values, destination) { o.setFloat(Float((value - mean) * scale), d) }
             }
         case .matmul:
