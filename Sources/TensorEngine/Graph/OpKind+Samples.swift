@@ -48,7 +48,7 @@ struct SampleInput: Sendable, Hashable, CustomStringConvertible {
 
 /// One case of the generated parity suite: an op applied to inputs of given shapes, types and
 /// layouts. Every backend's result is compared with the naive reference under the op's tolerance.
-struct ParityCase: Sendable, CustomStringConvertible {
+package struct ParityCase: Sendable, CustomStringConvertible {
     /// The op under test; for a composite case, the op whose tolerance bounds the whole chain.
     let kind: OpKind
     var isComposite = false
@@ -58,7 +58,10 @@ struct ParityCase: Sendable, CustomStringConvertible {
     let reductionLength: Int
     let build: @Sendable ([Tensor]) -> Tensor
 
-    var description: String { "\(isComposite ? "composite" : kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ") }
+    package var description: String { "\(isComposite ? "composite" : kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ") }
+
+    /// Every parity case: each op's samples, then the composites.
+    package static var all: [ParityCase] { OpKind.allParityCases }
 
     /// Creates the inputs afresh (new nodes each call, so no cached result is shared).
     func makeInputs(seed: Int) -> [Tensor] {
