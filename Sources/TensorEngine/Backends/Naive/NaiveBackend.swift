@@ -1,3 +1,5 @@
+import Foundation
+
 /// The reference backend: every primitive op as plain loops over strided data.
 ///
 /// Written for clarity, not speed: it walks views through explicit element offsets and accumulates
@@ -116,4 +118,3 @@ final class NaiveBackend: Backend {
     }
 }
 
-import Foundation
