@@ -12,11 +12,15 @@ final class Engine: Sendable {
     let profiles: [BackendKind: DeviceProfile]
 
     private init() {
-        let backends: [any Backend] = [NaiveBackend()]
-        let unavailable: [BackendKind: String] = [
+        var backends: [any Backend] = [NaiveBackend()]
+        var unavailable: [BackendKind: String] = [
             .openblas: "not built yet",
-            .opencl: "not built yet",
         ]
+        do throws(TensorError) {
+            backends.append(try OpenCLBackend())
+        } catch {
+            unavailable[.opencl] = error.message
+        }
         self.backends = backends
         self.unavailable = unavailable
         var profiles: [BackendKind: DeviceProfile] = [:]

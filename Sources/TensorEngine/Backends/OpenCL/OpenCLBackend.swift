@@ -1,0 +1,180 @@
+import Synchronization
+
+/// The OpenCL backend: kernels from `kernels/` on one OpenCL device (a GPU when there is one, else
+/// whatever the ICD loader offers, such as PoCL's CPU device).
+///
+/// Creating it finds and opens the device; with no OpenCL platform or device it throws, and the
+/// engine lists `opencl` as unavailable with that reason. Every op of the table except constants
+/// runs here; view ops share the protocol's implementation.
+final class OpenCLBackend: Backend {
+    let runtime: OpenCLRuntime
+    let matmulTuning: MatmulTuning
+    /// Generated elementwise kernels by region structure, operand access and rank.
+    private let elementwiseKernels = Mutex<[ElementwiseKernelKey: CLKernel]>([:])
+
+    var kind: BackendKind { .opencl }
+    var deviceName: String { runtime.device.name }
+    var memorySpace: MemorySpace { runtime.memorySpace }
+
+    /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default).
+    init(selection: OpenCLDeviceSelection = OpenCLDevices.selection, devices: [OpenCLDeviceInfo]? = nil) throws(TensorError) {
+        let candidates: [OpenCLDeviceInfo]
+        if let devices { candidates = devices } else { candidates = try OpenCLDiscovery.devices() }
+        let device = try OpenCLDiscovery.choose(selection, from: candidates).get()
+        self.runtime = try OpenCLRuntime.shared(for: device)
+        self.matmulTuning = MatmulTuning.forDevice(device)
+    }
+
+    /// The largest work-group the row kernels use: a power of two within the device's limit.
+    var rowGroupSize: Int {
+        let preferred = runtime.device.type == .cpu ? 64 : 256
+        var size = 1
+        while size * 2 <= min(preferred, runtime.device.maxWorkGroupSize) { size *= 2 }
+        return size
+    }
+
+    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
+        let signatures = inputs + [output]
+        if signatures.contains(where: { $0.shape.count > KernelLayout.maxRank }) {
+            return .unsupported(reason: "rank above \(KernelLayout.maxRank): kernels address at most \(KernelLayout.maxRank) axes")
+        }
+        if signatures.contains(where: { $0.elementCount >= Int(Int32.max) }) {
+            return .unsupported(reason: "2^31 or more elements: kernels index with 32-bit integers")
+        }
+        if output.byteCount > runtime.device.maxAllocationBytes {
+            return .unsupported(reason: "the result (\(output.byteCount) bytes) exceeds the largest allocation of \(runtime.device.name)")
+        }
+        switch kernel {
+        case .fused: return .supported
+        case .op(let op):
+            switch op {
+            case .constant: return .unsupported(reason: "constants are not executed")
+            case .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul, .softmax,
+                .logSoftmax, .layerNorm, .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather:
+                return .supported
+            }
+        }
+    }
+
+    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
+        switch kernel {
+        case .fused(let region): return try elementwise(region, inputs, output)
+        case .op(let op): return try execute(op, inputs, output)
+        }
+    }
+
+    private func execute(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let types = inputs.map(\.scalarType)
+        switch op {
+        case .constant:
+            throw TensorError(.backendFailure, op: op.name, message: "constants carry their data and are never executed")
+        case .reshape, .permute, .broadcast, .slice:
+            guard let view = view(op, of: inputs[0], output: output) else {
+                throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
+            }
+            return view
+        case .unary(let unary):
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.unary(unary, 0)], instructionTypes: [output.scalarType]), inputs, output)
+        case .binary(let binary):
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.binary(binary, 0, 1)], instructionTypes: [output.scalarType]), inputs, output)
+        case .select:
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.select(0, 1, 2)], instructionTypes: [output.scalarType]), inputs, output)
+        case .cast(let type):
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.cast(type, 0)], instructionTypes: [output.scalarType]), inputs, output)
+        case .contiguous:
+            let (result, buffer) = try allocate(output, op: op.name)
+            try copy(inputs[0], into: buffer, layout: result.layout)
+            return result
+        case .reduce(let reduction, let axes, _):
+            return try reduce(reduction, axes: axes, inputs[0], output)
+        case .argReduce(let arg, let axis, _):
+            return try argReduce(arg, axis: axis, inputs[0], output)
+        case .cumulativeSum(let axis):
+            return try lineOp(.cumulativeSumRows, family: .scan, axis: axis, inputs[0], output)
+        case .softmax(let axis):
+            return try lineOp(.softmaxRows, family: .softmax, axis: axis, inputs[0], output)
+        case .logSoftmax(let axis):
+            return try lineOp(.logSoftmaxRows, family: .softmax, axis: axis, inputs[0], output)
+        case .layerNorm(let axis, let epsilon):
+            return try lineOp(.layerNormRows, family: .norm, axis: axis, inputs[0], output, epsilon: epsilon)
+        case .topK(let k, let part):
+            return try topK(k: k, part: part, inputs[0], output)
+        case .matmul:
+            return try matmul(inputs[0], inputs[1], output)
+        case .pad(let padding, let fill):
+            return try pad(padding, fill: fill, inputs[0], output)
+        case .concat(let axis):
+            return try concat(axis: axis, inputs, output)
+        case .gather(let axis):
+            return try gather(axis: axis, inputs[0], inputs[1], output)
+        }
+    }
+
+    func upload(_ value: Value) throws(TensorError) -> Value {
+        guard let host = value.buffer as? HostBuffer else {
+            throw TensorError(.backendFailure, op: "upload", message: "a \(value.memorySpace) buffer cannot be uploaded to \(memorySpace)")
+        }
+        return Value(buffer: try runtime.upload(host, op: "upload"), layout: value.layout, scalarType: value.scalarType)
+    }
+
+    func download(_ value: Value) throws(TensorError) -> Value {
+        let buffer = try deviceBuffer(value, op: "download")
+        return Value(buffer: try runtime.download(buffer, op: "download"), layout: value.layout, scalarType: value.scalarType)
+    }
+
+    func synchronize() throws(TensorError) { try runtime.queue.finish() }
+
+    // MARK: Helpers shared by the op files
+
+    /// The device buffer of an operand; it must be in this backend's memory space.
+    func deviceBuffer(_ value: Value, op: String) throws(TensorError) -> OpenCLBuffer {
+        guard let buffer = value.buffer as? OpenCLBuffer, buffer.memorySpace == memorySpace else {
+            throw TensorError(.backendFailure, op: op, message: "a \(value.memorySpace) buffer reached the opencl backend on \(memorySpace)")
+        }
+        guard buffer.byteCount / max(1, value.scalarType.byteCount) < Int(Int32.max) else {
+            throw TensorError(.unsupported, op: op, message: "an operand buffer of 2^31 or more elements cannot be indexed by the kernels")
+        }
+        return buffer
+    }
+
+    /// A fresh row-major result on the device.
+    func allocate(_ signature: TensorSignature, op: String) throws(TensorError) -> (Value, OpenCLBuffer) {
+        let buffer = try runtime.allocate(signature.byteCount, op: op)
+        return (Value(buffer: buffer, layout: Layout(contiguous: signature.shape), scalarType: signature.scalarType), buffer)
+    }
+
+    /// Runs one elementwise op or fused region with one generated kernel.
+    func elementwise(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, op: region.name)
+        let count = output.elementCount
+        guard count > 0 else { return result }
+        var buffers: [OpenCLBuffer] = []
+        for input in inputs { buffers.append(try deviceBuffer(input, op: region.name)) }
+        let layout = KernelLayout(shape: output.shape, layouts: [result.layout] + inputs.map(\.layout))
+        let access: [OperandAccess] = inputs.indices.map { operand in
+            let strides = layout.strides[operand + 1]
+            if strides == .zero { return .uniform }
+            return strides == layout.strides[0] ? .contiguous : .strided
+        }
+        let strided = access.contains(.strided)
+        let key = ElementwiseKernelKey(region: region, access: access, rank: strided ? layout.rank : 0)
+        let kernel = try elementwiseKernel(key)
+        var arguments: [KernelArgument] = [.buffer(out), .int(Int32(count))]
+        if strided { arguments.append(.int8(layout.shape)) }
+        for operand in inputs.indices {
+            arguments.append(.buffer(buffers[operand]))
+            if access[operand] == .strided { arguments.append(.int8(layout.strides[operand + 1])) }
+            arguments.append(.int(layout.offsets[operand + 1]))
+        }
+        try runtime.launch1D(kernel, arguments, count: count)
+        return result
+    }
+
+    private func elementwiseKernel(_ key: ElementwiseKernelKey) throws(TensorError) -> CLKernel {
+        if let kernel = elementwiseKernels.withLock({ $0[key] }) { return kernel }
+        let source = try KernelFamily.elementwise.source + "\n" + ElementwiseCodegen.source(for: key)
+        let kernel = try runtime.kernel(.elementwise, source: source, options: BuildOptions(["TE_RANK": "\(key.rank)"]))
+        elementwiseKernels.withLock { $0[key] = kernel }
+        return kernel
+    }
+}

@@ -1,0 +1,40 @@
+// elementwise.cl: the scalar semantics of every elementwise op, for generated kernels.
+//
+// Kernels: none written here. The host generates one kernel per elementwise op or fused region
+// (`te_elementwise`) and appends it to this file; the kernel calls the functions below, one per op,
+// which follow Graph/ScalarSemantics.swift exactly:
+//   - float ops compute in float (float16 is loaded and stored through vload_half/vstore_half_rte);
+//   - int32 ops wrap on overflow (computed on uint), x / 0 == 0, INT_MIN / -1 == INT_MIN;
+//   - minimum/maximum propagate NaN; relu and sign keep NaN; round is half to even (rint);
+//   - comparisons and logical ops give int 0 or 1.
+// Generated kernel argument convention:
+//   (__global OUT* out, int count, [int8 shape,] then per operand: __global const T* in, [int8 strides,] int offset)
+//   The shape and per-operand strides are present only in the strided variant; an operand is read
+//   at `offset + i` (contiguous), at `offset` (uniform) or at te_at(coords, strides, offset).
+// Tuning macros: none (the work-group size is chosen by the host).
+
+inline float te_sign(float x) { return isnan(x) ? x : (x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f)); }
+inline float te_sigmoid(float x) {
+    if (x >= 0.0f) return 1.0f / (1.0f + exp(-x));
+    float e = exp(x);
+    return e / (1.0f + e);
+}
+inline float te_relu(float x) { return isnan(x) ? x : (0.0f >= x ? 0.0f : x); }
+inline float te_min(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b < a ? b : a); }
+inline float te_max(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b >= a ? b : a); }
+
+inline int te_ineg(int x) { return as_int(0u - as_uint(x)); }
+inline int te_iabs(int x) { return x < 0 ? te_ineg(x) : x; }
+inline int te_isign(int x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+inline int te_iadd(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }
+inline int te_isub(int a, int b) { return as_int(as_uint(a) - as_uint(b)); }
+inline int te_imul(int a, int b) { return as_int(as_uint(a) * as_uint(b)); }
+inline int te_idiv(int a, int b) { return b == 0 ? 0 : ((a == INT_MIN && b == -1) ? INT_MIN : a / b); }
+inline int te_imin(int a, int b) { return b < a ? b : a; }
+inline int te_imax(int a, int b) { return b >= a ? b : a; }
+inline int te_irelu(int x) { return x > 0 ? x : 0; }
+
+// Conversions between compute domains, as storing into a tensor of the target type does.
+inline int te_float_to_int(float x) { return convert_int_sat_rtz(x); }
+inline int te_float_to_bool(float x) { return x != 0.0f ? 1 : 0; }
+inline int te_int_to_bool(int x) { return x != 0 ? 1 : 0; }
