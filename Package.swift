@@ -37,6 +37,7 @@ let package = Package(
             swiftSettings: cpuFlags,
             plugins: ["EmbedKernels"]),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
+        .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "COpenBLAS"], swiftSettings: cpuFlags),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
     ]
 )

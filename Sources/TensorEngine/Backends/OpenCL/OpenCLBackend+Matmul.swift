@@ -6,6 +6,11 @@ import Foundation
 /// work-group and local-memory limits, falling back to smaller tiles; the environment variable
 /// `TENSORENGINE_OPENCL_MATMUL_TUNING=tileM,tileN,tileK,wptM,wptN` overrides it for tuning runs.
 struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
+    /// Which kernel of `matmul.cl`: tiles in local memory (GPUs), or register blocks read straight
+    /// from cached memory (CPU devices, when B's rows are unit-stride; else the tiled kernel).
+    enum Variant: String, Sendable, Hashable { case tiled, blocked }
+
+    var variant: Variant = .tiled
     var tileM: Int
     var tileN: Int
     var tileK: Int
@@ -15,13 +20,13 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
     var groupSize: (n: Int, m: Int) { (tileN / workPerItemN, tileM / workPerItemM) }
     var localBytes: Int { tileK * (tileM + tileN) * 4 }
 
-    var description: String { "\(tileM)x\(tileN)x\(tileK)/\(workPerItemM)x\(workPerItemN)" }
+    var description: String { "\(variant) \(tileM)x\(tileN)x\(tileK)/\(workPerItemM)x\(workPerItemN)" }
 
     /// Candidates, best first, by device type (measured on PoCL for CPUs; the usual GPU blocking otherwise).
     static func table(for type: OpenCLDeviceInfo.DeviceType) -> [MatmulTuning] {
         switch type {
         case .cpu:
-            [MatmulTuning(tileM: 64, tileN: 64, tileK: 32, workPerItemM: 8, workPerItemN: 8),
+            [MatmulTuning(variant: .blocked, tileM: 48, tileN: 48, tileK: 16, workPerItemM: 6, workPerItemN: 6),
              MatmulTuning(tileM: 32, tileN: 32, tileK: 16, workPerItemM: 4, workPerItemN: 4)]
         case .gpu, .accelerator, .other:
             [MatmulTuning(tileM: 64, tileN: 64, tileK: 16, workPerItemM: 4, workPerItemN: 4),
@@ -40,9 +45,10 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
 
     static func forDevice(_ device: OpenCLDeviceInfo) -> MatmulTuning {
         if let text = ProcessInfo.processInfo.environment["TENSORENGINE_OPENCL_MATMUL_TUNING"] {
-            let values = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let values = text.split(separator: ",").dropFirst(text.hasPrefix("blocked") ? 1 : 0).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             if values.count == 5, values.allSatisfy({ $0 > 0 }) {
-                let custom = MatmulTuning(tileM: values[0], tileN: values[1], tileK: values[2], workPerItemM: values[3], workPerItemN: values[4])
+                let variant: Variant = text.hasPrefix("blocked") ? .blocked : .tiled
+                let custom = MatmulTuning(variant: variant, tileM: values[0], tileN: values[1], tileK: values[2], workPerItemM: values[3], workPerItemN: values[4])
                 if custom.fits(device) { return custom }
             }
         }
@@ -94,6 +100,16 @@ extension OpenCLBackend {
         let (aBuffer, aLayout) = try matrix(a, op: "matmul")
         let (bBuffer, bLayout) = try matrix(b, op: "matmul")
         let tuning = matmulTuning
+        if tuning.variant == .blocked, bLayout[3] == 1 || n == 1 {
+            let kernel = try runtime.kernel(.matmulBlocked, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
+            try runtime.launch(kernel, [
+                .int(Int32(m)), .int(Int32(n)), .int(Int32(k)),
+                .buffer(aBuffer), .int(aLayout[0]), .int(aLayout[1]), .int(aLayout[2]), .int(aLayout[3]),
+                .buffer(bBuffer), .int(bLayout[0]), .int(bLayout[1]), .int(bLayout[2]),
+                .buffer(out),
+            ], global: [(n + 7) / 8, (m + tuning.workPerItemM - 1) / tuning.workPerItemM, batches])
+            return result
+        }
         let kernel = try runtime.kernel(.matmulTiled, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
         let (groupN, groupM) = tuning.groupSize
         let global = [(n + tuning.tileN - 1) / tuning.tileN * groupN, (m + tuning.tileM - 1) / tuning.tileM * groupM, batches]

@@ -45,6 +45,7 @@ enum KernelName: String, Sendable, Hashable {
     case topKRows = "top_k_rows"
     case gather
     case matmulTiled = "matmul_tiled"
+    case matmulBlocked = "matmul_blocked"
     /// The generated kernel of an elementwise op or fused region.
     case elementwise = "te_elementwise"
 }
@@ -63,6 +64,7 @@ struct BuildOptions: Sendable, Hashable {
         define("IN_LOAD", type.clLoadMacro)
         define("ACC_T", type.clCompute)
         define("ACC_IS_FLOAT", type.isFloatingPoint ? "1" : "0")
+        define("IN_VLOAD8", type == .float16 ? "vload_half8" : "vload8")
     }
 
     /// The definitions `OUT_T`, `OUT_STORE` for an output of this type.

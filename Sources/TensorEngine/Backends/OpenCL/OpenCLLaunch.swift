@@ -43,10 +43,14 @@ extension OpenCLRuntime {
         }
     }
 
-    /// A 1-D launch over `count` items in work-groups of `group` (the global size rounded up; the
-    /// kernels check their index against the count).
-    func launch1D(_ kernel: CLKernel, _ arguments: [KernelArgument], count: Int, group: Int = 64) throws(TensorError) {
-        let size = max(1, min(group, device.maxWorkGroupSize))
+    /// The work-group size of 1-D elementwise launches: large on CPU devices, where each work-group
+    /// costs a scheduling step (PoCL runs a group's items as one vectorised loop), 256 elsewhere.
+    var streamGroupSize: Int { device.type == .cpu ? 1024 : 256 }
+
+    /// A 1-D launch over `count` items in work-groups of `group` (default ``streamGroupSize``; the
+    /// global size is rounded up and the kernels check their index against the count).
+    func launch1D(_ kernel: CLKernel, _ arguments: [KernelArgument], count: Int, group: Int? = nil) throws(TensorError) {
+        let size = max(1, min(group ?? streamGroupSize, device.maxWorkGroupSize, count))
         try launch(kernel, arguments, global: [(count + size - 1) / size * size], local: [size])
     }
 }
