@@ -1,3 +1,4 @@
+import Foundation
 import COpenCL
 
 /// One argument of a kernel launch.
@@ -45,7 +46,11 @@ extension OpenCLRuntime {
 
     /// The work-group size of 1-D elementwise launches: large on CPU devices, where each work-group
     /// costs a scheduling step (PoCL runs a group's items as one vectorised loop), 256 elsewhere.
-    var streamGroupSize: Int { device.type == .cpu ? 1024 : 256 }
+    /// `TENSORENGINE_OPENCL_STREAM_GROUP` overrides it for tuning runs.
+    var streamGroupSize: Int {
+        if let text = ProcessInfo.processInfo.environment["TENSORENGINE_OPENCL_STREAM_GROUP"], let size = Int(text), size > 0 { return size }
+        return device.type == .cpu ? 1024 : 256
+    }
 
     /// A 1-D launch over `count` items in work-groups of `group` (default ``streamGroupSize``; the
     /// global size is rounded up and the kernels check their index against the count).
