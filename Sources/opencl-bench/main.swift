@@ -31,7 +31,8 @@ guard let device = OpenCLBenchmarks.device else {
 print("device: \(device); host: \(ProcessInfo.processInfo.activeProcessorCount) cores")
 if CommandLine.arguments.dropFirst().first == "matmul" {
     // Quick tuning runs: only the kernel at 1024 (set TENSORENGINE_OPENCL_MATMUL_TUNING).
-    do { print("matmul 1024: \(format(try OpenCLBenchmarks.matmulGFLOPS(size: 1024, repetitions: 2))) GFLOP/s") } catch { print("error: \(error)") }
+    let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1024
+    do { print("matmul \(n): \(format(try OpenCLBenchmarks.matmulGFLOPS(size: n, repetitions: 2))) GFLOP/s") } catch { print("error: \(error)") }
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "fused" {

@@ -20,13 +20,24 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
     var groupSize: (n: Int, m: Int) { (tileN / workPerItemN, tileM / workPerItemM) }
     var localBytes: Int { tileK * (tileM + tileN) * 4 }
 
+    /// The blocked kernel's work-group: `tileN / 8` column panels by `tileM / workPerItemM` row
+    /// blocks, halved until it fits the device.
+    func blockedGroup(maxWorkGroupSize: Int) -> (n: Int, m: Int) {
+        var n = max(1, tileN / 8)
+        var m = max(1, tileM / workPerItemM)
+        while n * m > maxWorkGroupSize {
+            if n >= m { n = max(1, n / 2) } else { m = max(1, m / 2) }
+        }
+        return (n, m)
+    }
+
     var description: String { "\(variant) \(tileM)x\(tileN)x\(tileK)/\(workPerItemM)x\(workPerItemN)" }
 
     /// Candidates, best first, by device type (measured on PoCL for CPUs; the usual GPU blocking otherwise).
     static func table(for type: OpenCLDeviceInfo.DeviceType) -> [MatmulTuning] {
         switch type {
         case .cpu:
-            [MatmulTuning(variant: .blocked, tileM: 48, tileN: 48, tileK: 16, workPerItemM: 6, workPerItemN: 6),
+            [MatmulTuning(variant: .blocked, tileM: 48, tileN: 64, tileK: 16, workPerItemM: 6, workPerItemN: 8),
              MatmulTuning(tileM: 32, tileN: 32, tileK: 16, workPerItemM: 4, workPerItemN: 4)]
         case .gpu, .accelerator, .other:
             [MatmulTuning(tileM: 64, tileN: 64, tileK: 16, workPerItemM: 4, workPerItemN: 4),
@@ -101,13 +112,17 @@ extension OpenCLBackend {
         let (bBuffer, bLayout) = try matrix(b, op: "matmul")
         let tuning = matmulTuning
         if tuning.variant == .blocked, bLayout[3] == 1 || n == 1 {
+            // A work-group covers groupN column panels x groupM row blocks, so the panels of B and
+            // rows of A it reads stay in cache while its work-items reuse them.
+            let (panels, blocks) = ((n + 7) / 8, (m + tuning.workPerItemM - 1) / tuning.workPerItemM)
+            let (groupN, groupM) = tuning.blockedGroup(maxWorkGroupSize: runtime.device.maxWorkGroupSize)
             let kernel = try runtime.kernel(.matmulBlocked, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
             try runtime.launch(kernel, [
                 .int(Int32(m)), .int(Int32(n)), .int(Int32(k)),
                 .buffer(aBuffer), .int(aLayout[0]), .int(aLayout[1]), .int(aLayout[2]), .int(aLayout[3]),
                 .buffer(bBuffer), .int(bLayout[0]), .int(bLayout[1]), .int(bLayout[2]),
                 .buffer(out),
-            ], global: [(n + 7) / 8, (m + tuning.workPerItemM - 1) / tuning.workPerItemM, batches])
+            ], global: [(panels + groupN - 1) / groupN * groupN, (blocks + groupM - 1) / groupM * groupM, batches], local: [groupN, groupM, 1])
             return result
         }
         let kernel = try runtime.kernel(.matmulTiled, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
