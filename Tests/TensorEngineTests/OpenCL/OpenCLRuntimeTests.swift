@@ -158,3 +158,26 @@ struct OpenCLRuntimeTests {
         #expect(OpenCLStatus(-5).isOutOfMemory)
     }
 }
+
+@Suite struct OpenCLKernelEmbeddingTests {
+    /// `kernels/` of this checkout, found from this file's path.
+    private var kernelsDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("kernels")
+    }
+
+    @Test func everyKernelFileIsEmbeddedVerbatim() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: kernelsDirectory.path).filter { $0.hasSuffix(".cl") }
+        #expect(Set(files.map { String($0.dropLast(3)) }) == Set(EmbeddedKernels.sources.keys))
+        for family in KernelFamily.allCases {
+            let embedded = try KernelFamily.file(family.rawValue, directory: nil)
+            let onDisk = try KernelFamily.file(family.rawValue, directory: kernelsDirectory.path)
+            #expect(embedded == onDisk, "\(family).cl differs from its embedded copy")
+        }
+    }
+
+    @Test func aMissingKernelsDirectoryIsATypedError() {
+        let error = #expect(throws: TensorError.self) { _ = try KernelFamily.file("copy", directory: "/nonexistent-te-kernels") }
+        #expect(error?.kind == .backendFailure)
+    }
+}

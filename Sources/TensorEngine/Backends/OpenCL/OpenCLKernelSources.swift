@@ -16,8 +16,12 @@ enum KernelFamily: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    static func file(_ name: String) throws(TensorError) -> String {
-        if let directory = ProcessInfo.processInfo.environment["TENSORENGINE_KERNELS_DIR"], !directory.isEmpty {
+    /// The text of `kernels/<name>.cl`: read from `directory` when given (by default the value of
+    /// `TENSORENGINE_KERNELS_DIR`), else the copy embedded at build time.
+    static func file(
+        _ name: String, directory: String? = ProcessInfo.processInfo.environment["TENSORENGINE_KERNELS_DIR"]
+    ) throws(TensorError) -> String {
+        if let directory, !directory.isEmpty {
             let url = URL(fileURLWithPath: directory).appendingPathComponent("\(name).cl")
             guard let text = try? String(contentsOf: url, encoding: .utf8) else {
                 throw TensorError(.backendFailure, op: "opencl", message: "cannot read \(url.path) (TENSORENGINE_KERNELS_DIR is set)")
