@@ -11,6 +11,11 @@ struct OpenCLElementwiseTests {
             try await expectParity("\(op) transposed random", .unary(op)) {
                 random([33, 17], seed: 1, scale: 3).transposed().unaryForTest(op)
             }
+            for (scale, seed) in [(Float(3), 2), (Float(1e-3), 3), (Float(60), 4)] {
+                try await expectParity("\(op) contiguous random scale \(scale)", .unary(op)) {
+                    random([1003], seed: seed, scale: scale).unaryForTest(op)
+                }
+            }
             try await expectParity("\(op) float16", .unary(op)) {
                 Tensor(shape: [4, 5], scalars: specialFloats).cast(to: Float16.self).unaryForTest(op)
             }
@@ -37,6 +42,12 @@ struct OpenCLElementwiseTests {
             }
             try await expectParity("\(op) broadcast [5,1] x [1,7]", .binary(op)) {
                 random([5, 1], seed: 2).binaryForTest(op, random([1, 7], seed: 3))
+            }
+            try await expectParity("\(op) contiguous random", .binary(op)) {
+                random([1003], seed: 25, scale: 3).binaryForTest(op, random([1003], seed: 26, scale: 2))
+            }
+            try await expectParity("\(op) with a uniform scalar", .binary(op)) {
+                random([1003], seed: 27, scale: 3).binaryForTest(op, Tensor(shape: [], scalars: [1.5] as [Float]).broadcast(to: [1003]))
             }
             try await expectParity("\(op) sliced and reversed", .binary(op)) {
                 random([9, 8], seed: 4)[1..<7, 2..<6].reversed(alongAxes: 0).binaryForTest(op, random([4, 6], seed: 5).transposed())

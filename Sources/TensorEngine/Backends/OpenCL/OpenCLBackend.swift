@@ -10,7 +10,7 @@ final class OpenCLBackend: Backend {
     let runtime: OpenCLRuntime
     let matmulTuning: MatmulTuning
     /// Generated elementwise kernels by region structure, operand access and rank.
-    private let elementwiseKernels = Mutex<[ElementwiseKernelKey: CLKernel]>([:])
+    private let elementwiseKernels = Mutex<[ElementwiseKernelSlot: CLKernel]>([:])
 
     var kind: BackendKind { .opencl }
     var deviceName: String { runtime.device.name }
@@ -157,24 +157,40 @@ final class OpenCLBackend: Backend {
             return strides == layout.strides[0] ? .contiguous : .strided
         }
         let strided = access.contains(.strided)
-        let key = ElementwiseKernelKey(region: region, access: access, rank: strided ? layout.rank : 0)
-        let kernel = try elementwiseKernel(key)
-        var arguments: [KernelArgument] = [.buffer(out), .int(Int32(count))]
-        if strided { arguments.append(.int8(layout.shape)) }
+        let vectorWidth = !strided && runtime.device.type == .cpu ? 8 : 1
+        let key = ElementwiseKernelKey(region: region, access: access, rank: strided ? layout.rank : 0, vectorWidth: vectorWidth)
+        var operands: [KernelArgument] = []
         for operand in inputs.indices {
-            arguments.append(.buffer(buffers[operand]))
-            if access[operand] == .strided { arguments.append(.int8(layout.strides[operand + 1])) }
-            arguments.append(.int(layout.offsets[operand + 1]))
+            operands.append(.buffer(buffers[operand]))
+            if access[operand] == .strided { operands.append(.int8(layout.strides[operand + 1])) }
+            operands.append(.int(layout.offsets[operand + 1]))
         }
-        try runtime.launch1D(kernel, arguments, count: count)
+        // Whole groups of eight through the vector kernel, the rest through the scalar one.
+        let vectors = vectorWidth == 8 ? count / 8 : 0
+        if vectors > 0 {
+            let kernel = try elementwiseKernel(key, name: .elementwise8)
+            try runtime.launch1D(kernel, [.buffer(out), .int(Int32(vectors))] + operands, count: vectors)
+        }
+        let start = vectors * 8
+        guard start < count else { return result }
+        let kernel = try elementwiseKernel(key, name: .elementwise)
+        var arguments: [KernelArgument] = [.buffer(out), .int(Int32(count)), .int(Int32(start))]
+        if strided { arguments.append(.int8(layout.shape)) }
+        try runtime.launch1D(kernel, arguments + operands, count: count - start)
         return result
     }
 
-    private func elementwiseKernel(_ key: ElementwiseKernelKey) throws(TensorError) -> CLKernel {
-        if let kernel = elementwiseKernels.withLock({ $0[key] }) { return kernel }
+    private func elementwiseKernel(_ key: ElementwiseKernelKey, name: KernelName) throws(TensorError) -> CLKernel {
+        if let kernel = elementwiseKernels.withLock({ $0[ElementwiseKernelSlot(key: key, name: name)] }) { return kernel }
         let source = try KernelFamily.elementwise.source + "\n" + ElementwiseCodegen.source(for: key)
-        let kernel = try runtime.kernel(.elementwise, source: source, options: BuildOptions(["TE_RANK": "\(key.rank)"]))
-        elementwiseKernels.withLock { $0[key] = kernel }
+        let kernel = try runtime.kernel(name, source: source, options: BuildOptions(["TE_RANK": "\(key.rank)"]))
+        elementwiseKernels.withLock { $0[ElementwiseKernelSlot(key: key, name: name)] = kernel }
         return kernel
     }
+}
+
+/// A generated kernel: the program's key and which of its kernels.
+struct ElementwiseKernelSlot: Hashable {
+    let key: ElementwiseKernelKey
+    let name: KernelName
 }

@@ -14,6 +14,9 @@ struct ElementwiseKernelKey: Sendable, Hashable {
     let region: FusedRegion
     let access: [OperandAccess]
     let rank: Int
+    /// 8 when the program also holds the eight-wide kernel `te_elementwise8` (no strided operand,
+    /// a CPU device), else 1.
+    let vectorWidth: Int
 }
 
 /// Writes the OpenCL C of one elementwise op or fused region (appended to `elementwise.cl`).
@@ -26,7 +29,7 @@ enum ElementwiseCodegen {
     static func source(for key: ElementwiseKernelKey) -> String {
         let region = key.region
         let strided = key.access.contains(.strided)
-        var parameters = ["__global \(region.outputType.clStorage)* out", "int count"]
+        var parameters = ["__global \(region.outputType.clStorage)* out", "int count", "int start"]
         if strided { parameters.append("int8 shape") }
         for (index, type) in region.inputTypes.enumerated() {
             parameters.append("__global const \(type.clStorage)* in\(index)")
@@ -35,7 +38,7 @@ enum ElementwiseCodegen {
         }
         var lines = [
             "__kernel void te_elementwise(\(parameters.joined(separator: ", "))) {",
-            "    int i = get_global_id(0);",
+            "    int i = start + get_global_id(0);",
             "    if (i >= count) return;",
         ]
         if strided { lines.append("    int8 c = te_coords(i, shape);") }
@@ -57,11 +60,12 @@ enum ElementwiseCodegen {
         }
         lines.append("    \(region.outputType.clStoreMacro)(out, i, r\(last));")
         lines.append("}")
+        if key.vectorWidth == 8 { lines.append(vectorSource(for: key)) }
         return lines.joined(separator: "\n")
     }
 
     /// The expression of an instruction and whether it is computed in float.
-    private static func expression(_ instruction: FusedRegion.Instruction, _ region: FusedRegion) -> (String, Bool) {
+    static func expression(_ instruction: FusedRegion.Instruction, _ region: FusedRegion) -> (String, Bool) {
         switch instruction {
         case .unary(let op, let a):
             let isFloat = region.type(ofRegister: a).isFloatingPoint
@@ -76,7 +80,7 @@ enum ElementwiseCodegen {
         }
     }
 
-    private static func floatUnary(_ op: UnaryOp, _ x: String) -> String {
+    static func floatUnary(_ op: UnaryOp, _ x: String) -> String {
         switch op {
         case .negate: "(-\(x))"
         case .abs: "fabs(\(x))"

@@ -52,6 +52,8 @@ enum KernelName: String, Sendable, Hashable {
     case matmulBlocked = "matmul_blocked"
     /// The generated kernel of an elementwise op or fused region.
     case elementwise = "te_elementwise"
+    /// The eight-wide form of the generated kernel (CPU devices, no strided operand).
+    case elementwise8 = "te_elementwise8"
 }
 
 /// Preprocessor definitions for a build, kept sorted so equal sets give equal option strings.
