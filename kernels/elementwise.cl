@@ -8,9 +8,14 @@
 //   - minimum/maximum propagate NaN; relu and sign keep NaN; round is half to even (rint);
 //   - comparisons and logical ops give int 0 or 1.
 // Generated kernel argument convention:
-//   (__global OUT* out, int count, [int8 shape,] then per operand: __global const T* in, [int8 strides,] int offset)
-//   The shape and per-operand strides are present only in the strided variant; an operand is read
-//   at `offset + i` (contiguous), at `offset` (uniform) or at te_at(coords, strides, offset).
+//   te_elementwise(__global OUT* out, int count, int start, [int8 shape,]
+//                  then per operand: __global const T* in, [int8 strides,] int offset)
+//       Work-item g computes element start + g (below count). The shape and per-operand strides
+//       are present only in the strided variant; an operand is read at `offset + i`
+//       (contiguous), at `offset` (uniform) or at te_at(coords, strides, offset).
+//   te_elementwise8(__global OUT* out, int vectors, then per operand: __global const T* in, int offset)
+//       On CPU devices, when no operand is strided: work-item v computes elements 8v..8v+7 with
+//       the eight-wide helpers at the end of this file; the host runs the tail through te_elementwise.
 // Tuning macros: none (the work-group size is chosen by the host).
 
 inline float te_sign(float x) { return isnan(x) ? x : (x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f)); }
