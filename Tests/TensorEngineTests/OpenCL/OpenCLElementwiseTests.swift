@@ -105,6 +105,21 @@ struct OpenCLElementwiseTests {
         #expect(plan.contains { if case .fused = $0 { true } else { false } }, "the chain should be planned as a fused region")
     }
 
+    @Test func broadcastRowsMatch() async throws {
+        for n in [16, 13] {
+            try await expectParity("bias add [37, \(n)] + [\(n)]", .binary(.add)) { random([37, n], seed: 140) + random([n], seed: 141) }
+            try await expectParity("bias chain [37, \(n)]", .unary(.tanh)) { ((random([37, n], seed: 142) * random([n], seed: 143)).tanh() - random([n], seed: 144)).relu() }
+            try await expectParity("int rows [5, \(n)]", .binary(.multiply)) {
+                Tensor(randomUniform: [5, n], in: -100..<100, seed: 145, scalarType: Int32.self) * Tensor(randomUniform: [n], in: -100..<100, seed: 146, scalarType: Int32.self)
+            }
+            try await expectParity("float16 rows [5, \(n)]", .binary(.subtract)) {
+                random([5, n], seed: 147).cast(to: Float16.self) - random([n], seed: 148).cast(to: Float16.self)
+            }
+        }
+        try await expectParity("rank 3 row [3, 4, 8] + [4, 8]", .binary(.maximum)) { random([3, 4, 8], seed: 149).pointwiseMax(random([4, 8], seed: 150)) }
+        try await expectParity("row and strided together", .binary(.add)) { random([8, 16], seed: 151) + random([16, 8], seed: 152).transposed() + random([16], seed: 153) }
+    }
+
     @Test func sizeOneEmptyAndLargeShapes() async throws {
         try await expectParity("scalar", .binary(.add)) { Tensor(shape: [], scalars: [2] as [Float]) + Tensor(shape: [], scalars: [3] as [Float]) }
         try await expectParity("size one axes", .binary(.multiply)) { random([1, 5, 1], seed: 17) * random([1, 1, 1], seed: 18) }

@@ -181,3 +181,18 @@ struct OpenCLRuntimeTests {
         #expect(error?.kind == .backendFailure)
     }
 }
+
+@Suite struct OpenCLOperandAccessTests {
+    @Test func aBroadcastBiasIsReadAsARepeatedRow() {
+        let output = Layout(contiguous: [37, 16])
+        let bias = Layout(contiguous: [16]).broadcast(to: [37, 16])
+        let merged = KernelLayout(shape: [37, 16], layouts: [output, bias])
+        #expect(OpenCLBackend.rowLength(merged.strides[1], output: merged.strides[0], shape: merged.shape) == 16)
+        let rank3 = KernelLayout(shape: [3, 4, 8], layouts: [Layout(contiguous: [3, 4, 8]), Layout(contiguous: [4, 8]).broadcast(to: [3, 4, 8])])
+        #expect(OpenCLBackend.rowLength(rank3.strides[1], output: rank3.strides[0], shape: rank3.shape) == 32)
+        let column = KernelLayout(shape: [37, 16], layouts: [output, Layout(contiguous: [37, 1]).broadcast(to: [37, 16])])
+        #expect(OpenCLBackend.rowLength(column.strides[1], output: column.strides[0], shape: column.shape) == nil)
+        let transposed = KernelLayout(shape: [16, 8], layouts: [Layout(contiguous: [16, 8]), Layout(contiguous: [8, 16]).permuted([1, 0])])
+        #expect(OpenCLBackend.rowLength(transposed.strides[1], output: transposed.strides[0], shape: transposed.shape) == nil)
+    }
+}

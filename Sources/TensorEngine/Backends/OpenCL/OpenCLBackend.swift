@@ -151,19 +151,29 @@ final class OpenCLBackend: Backend {
         var buffers: [OpenCLBuffer] = []
         for input in inputs { buffers.append(try deviceBuffer(input, op: region.name)) }
         let layout = KernelLayout(shape: output.shape, layouts: [result.layout] + inputs.map(\.layout))
-        let access: [OperandAccess] = inputs.indices.map { operand in
+        var rowLengths = [Int](repeating: 0, count: inputs.count)
+        var access: [OperandAccess] = inputs.indices.map { operand in
             let strides = layout.strides[operand + 1]
             if strides == .zero { return .uniform }
-            return strides == layout.strides[0] ? .contiguous : .strided
+            if strides == layout.strides[0] { return .contiguous }
+            if let length = Self.rowLength(strides, output: layout.strides[0], shape: layout.shape) {
+                rowLengths[operand] = length
+                return .row
+            }
+            return .strided
         }
+        // Row access only pays when no operand needs coordinates anyway.
+        if access.contains(.strided) { access = access.map { $0 == .row ? .strided : $0 } }
         let strided = access.contains(.strided)
-        let vectorWidth = !strided && runtime.device.type == .cpu ? 8 : 1
+        let rowsFitVectors = inputs.indices.allSatisfy { access[$0] != .row || rowLengths[$0] % 8 == 0 }
+        let vectorWidth = !strided && rowsFitVectors && runtime.device.type == .cpu ? 8 : 1
         let key = ElementwiseKernelKey(region: region, access: access, rank: strided ? layout.rank : 0, vectorWidth: vectorWidth)
         var operands: [KernelArgument] = []
         for operand in inputs.indices {
             operands.append(.buffer(buffers[operand]))
             if access[operand] == .strided { operands.append(.int8(layout.strides[operand + 1])) }
             operands.append(.int(layout.offsets[operand + 1]))
+            if access[operand] == .row { operands.append(.int(Int32(rowLengths[operand]))) }
         }
         // Whole groups of eight through the vector kernel, the rest through the scalar one.
         let vectors = vectorWidth == 8 ? count / 8 : 0
@@ -178,6 +188,21 @@ final class OpenCLBackend: Backend {
         if strided { arguments.append(.int8(layout.shape)) }
         try runtime.launch1D(kernel, arguments + operands, count: count - start)
         return result
+    }
+
+    /// The length of the repeated row when an operand (merged strides) is a row-major block
+    /// repeated along leading axes (stride 0 there, the output's strides on the trailing axes),
+    /// as a bias `[n]` broadcast against `[m, n]` is; else `nil`.
+    static func rowLength(_ strides: SIMD8<Int32>, output: SIMD8<Int32>, shape: SIMD8<Int32>) -> Int? {
+        var axis = 7
+        var length = 1
+        while axis >= 0, strides[axis] == output[axis], strides[axis] != 0 || shape[axis] == 1 {
+            length *= Int(shape[axis])
+            axis -= 1
+        }
+        guard length > 1, axis >= 0 else { return nil }
+        for leading in 0...axis where strides[leading] != 0 { return nil }
+        return length
     }
 
     private func elementwiseKernel(_ key: ElementwiseKernelKey, name: KernelName) throws(TensorError) -> CLKernel {

@@ -9,6 +9,7 @@ extension ElementwiseCodegen {
         var parameters = ["__global \(region.outputType.clStorage)* out", "int vectors"]
         for (index, type) in region.inputTypes.enumerated() {
             parameters += ["__global const \(type.clStorage)* in\(index)", "int offset\(index)"]
+            if key.access[index] == .row { parameters.append("int row\(index)") }
         }
         var lines = [
             "__kernel void te_elementwise8(\(parameters.joined(separator: ", "))) {",
@@ -20,8 +21,9 @@ extension ElementwiseCodegen {
             let load: String
             switch key.access[index] {
             case .uniform: load = "(\(vectorType(type)))(\(type.clLoadMacro)(in\(index), offset\(index)))"
-            case .contiguous, .strided:
-                let pointer = "in\(index) + offset\(index) + i"
+            case .contiguous, .row, .strided:
+                // Rows are a multiple of 8 long here, so the eight lanes never cross a row.
+                let pointer = key.access[index] == .row ? "in\(index) + offset\(index) + i % row\(index)" : "in\(index) + offset\(index) + i"
                 load = switch type {
                 case .float32, .int32: "vload8(0, \(pointer))"
                 case .float16: "vload_half8(0, \(pointer))"

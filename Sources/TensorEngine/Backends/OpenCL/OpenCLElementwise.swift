@@ -4,6 +4,8 @@ enum OperandAccess: Sendable, Hashable {
     case contiguous
     /// Element `offset` for every `i`: a broadcast scalar.
     case uniform
+    /// Element `offset + i % row`: a row-major block repeated along leading axes (a broadcast bias).
+    case row
     /// Element `te_at(coords, strides, offset)`.
     case strided
 }
@@ -35,6 +37,7 @@ enum ElementwiseCodegen {
             parameters.append("__global const \(type.clStorage)* in\(index)")
             if key.access[index] == .strided { parameters.append("int8 strides\(index)") }
             parameters.append("int offset\(index)")
+            if key.access[index] == .row { parameters.append("int row\(index)") }
         }
         var lines = [
             "__kernel void te_elementwise(\(parameters.joined(separator: ", "))) {",
@@ -46,6 +49,7 @@ enum ElementwiseCodegen {
             let position = switch key.access[index] {
             case .contiguous: "offset\(index) + i"
             case .uniform: "offset\(index)"
+            case .row: "offset\(index) + i % row\(index)"
             case .strided: "te_at(c, strides\(index), offset\(index))"
             }
             lines.append("    \(type.clCompute) r\(index) = \(type.clLoadMacro)(in\(index), \(position));")
