@@ -3,7 +3,7 @@
 /// `ScalarType` is the engine's internal, exhaustive description of an element type. The public API
 /// speaks in Swift types (`Float.self`, `Int32.self`, ...) through ``TensorScalar``, as Core ML's
 /// `MLTensor` does; every Swift type maps to exactly one case here.
-public enum ScalarType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// 32-bit IEEE 754 floating point (`Float`).
     case float32
     /// 16-bit IEEE 754 floating point (`Float16`). Stored as 16 bits; CPU arithmetic goes through `Float`.

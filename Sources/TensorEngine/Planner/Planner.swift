@@ -1,10 +1,13 @@
+import Foundation
+
 /// Decides where each pending op runs: the cheapest placement of the whole graph, copies included.
 ///
 /// For every step and every backend the policy allows and that supports the step, the planner
-/// computes the cheapest way to have the step's result on that backend: the kernel's estimated time
-/// plus, for each operand, the cheapest of producing it on some backend and copying it over. This
-/// dynamic programme over the topological order is exact for trees and a close, deterministic
-/// approximation for shared subgraphs (each consumer sees the operand's best placement).
+/// computes the cheapest way to have the step's result in that backend's memory: the kernel's
+/// estimated time plus, for each operand, the cheapest of producing it somewhere and copying it
+/// over. This dynamic programme over the topological order is exact for trees and a close,
+/// deterministic approximation for shared subgraphs. Placement then walks back from the targets
+/// (which must reach the host), giving each step the backend that minimises its subtree's cost.
 struct Planner {
     let backends: [any Backend]
     let profiles: [BackendKind: DeviceProfile]
@@ -18,94 +21,129 @@ struct Planner {
         let absorbed: [Node]
     }
 
-    func plan(targets: [Node]) throws(TensorError) -> Plan {
+    /// The planner's decision for one candidate: all a cached plan needs to skip planning.
+    struct Decision: Sendable {
+        let backend: BackendKind
+        let estimatedSeconds: Double
+        let cost: Cost
+        let supported: [BackendKind]
+        let reason: String
+    }
+
+    /// Plans the pending graph behind `targets`, reusing cached decisions for a graph of the same
+    /// structure.
+    func plan(targets: [Node], cache: PlanCache? = nil) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
         let candidates = FusionPass.candidates(for: graph)
-        let allowed = backends.filter { policy.allows($0.kind) }
+        let key = cache.map { _ in PlanKey(graph: graph, targets: targets, policy: policy) }
+        if let cache, let key, let decisions = cache.decisions(for: key), decisions.count == candidates.count {
+            return (assemble(graph, candidates, decisions, targets: targets), true)
+        }
+        let decisions = try place(candidates, sources: graph.sources, targets: targets)
+        if let cache, let key { cache.store(decisions, for: key) }
+        return (assemble(graph, candidates, decisions, targets: targets), false)
+    }
+
+    func plan(targets: [Node]) throws(TensorError) -> Plan {
+        try plan(targets: targets, cache: nil).0
+    }
+
+    private var allowed: [any Backend] { backends.filter { policy.allows($0.kind) } }
+
+    /// The dynamic programme: cost tables forward, choices backward.
+    func place(_ candidates: [Candidate], sources: [Node], targets: [Node]) throws(TensorError) -> [Decision] {
+        let allowed = self.allowed
         guard !allowed.isEmpty else {
             throw TensorError(.unsupported, op: "plan", message: "no available backend is allowed by the compute policy \(policy)")
         }
-        let spaces = Dictionary(allowed.map { ($0.kind, $0.memorySpace) }, uniquingKeysWith: { a, _ in a })
-
-        // best[node][backend]: estimated seconds to have the node's value in that backend's memory.
-        var best: [UInt64: [BackendKind: Double]] = [:]
-        var options: [UInt64: (supported: [BackendKind], seconds: [BackendKind: Double], cost: Cost)] = [:]
-        for source in graph.sources {
-            best[source.id] = Dictionary(allowed.map { ($0.kind, transferSeconds(source.signature.byteCount, from: .host, to: $0)) }, uniquingKeysWith: { a, _ in a })
+        // arrival[node][backend]: seconds until the node's value is in that backend's memory.
+        var arrival: [UInt64: [BackendKind: Double]] = [:]
+        for source in sources {
+            arrival[source.id] = Dictionary(uniqueKeysWithValues: allowed.map { ($0.kind, transferSeconds(source.signature.byteCount, from: .host, to: $0)) })
         }
+        var options: [(supported: [BackendKind], seconds: [BackendKind: Double], total: [BackendKind: Double], cost: Cost)] = []
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
             let cost = Self.cost(of: candidate)
             var seconds: [BackendKind: Double] = [:]
+            var total: [BackendKind: Double] = [:]
             var supported: [BackendKind] = []
             var reasons: [String] = []
             for backend in allowed {
                 switch backend.capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature) {
                 case .supported:
                     supported.append(backend.kind)
-                    seconds[backend.kind] = estimate(candidate, cost: cost, on: backend.kind)
+                    let own = estimate(candidate, cost: cost, on: backend.kind)
+                    seconds[backend.kind] = own
+                    total[backend.kind] = own + candidate.operands.reduce(0.0) { $0 + (arrival[$1.id]?[backend.kind] ?? 0) }
                 case .unsupported(let reason):
                     reasons.append("\(backend.kind): \(reason)")
                 }
             }
             guard !supported.isEmpty else {
-                throw TensorError(.unsupported, op: candidate.node.op.name, operandShapes: inputs.map(\.shape), message: "no backend allowed by policy \(policy) runs it (\(reasons.joined(separator: "; ")))", location: candidate.node.location)
+                throw TensorError(
+                    .unsupported, op: candidate.node.op.name, operandShapes: inputs.map(\.shape),
+                    message: "no backend allowed by policy \(policy) runs it (\(reasons.joined(separator: "; ")))", location: candidate.node.location)
             }
-            options[candidate.node.id] = (supported, seconds, cost)
-            var table: [BackendKind: Double] = [:]
-            for kind in supported {
-                let inputCost = candidate.operands.reduce(0.0) { total, operand in
-                    total + cheapestArrival(of: operand, at: kind, best: best, spaces: spaces)
-                }
-                table[kind] = (seconds[kind] ?? 0) + inputCost
-            }
-            // A value can also arrive by a copy from where it is cheapest to produce.
-            var arrival: [BackendKind: Double] = [:]
-            for backend in allowed {
-                arrival[backend.kind] = allowed.compactMap { producer in
-                    table[producer.kind].map { $0 + transferSeconds(candidate.node.signature.byteCount, from: producer.memorySpace, to: backend) }
+            options.append((supported, seconds, total, cost))
+            var reach: [BackendKind: Double] = [:]
+            for destination in allowed {
+                reach[destination.kind] = supported.map { producer in
+                    (total[producer] ?? .infinity) + transferSeconds(candidate.node.signature.byteCount, from: space(of: producer), to: destination)
                 }.min() ?? .infinity
             }
-            best[candidate.node.id] = arrival
+            arrival[candidate.node.id] = reach
         }
 
-        // Assign backwards: targets go where they are cheapest to bring to the host; each step
-        // asks its operands to be produced where they are cheapest to bring to it.
-        var placement: [UInt64: BackendKind] = [:]
+        // Backward: each candidate goes where its subtree plus the copy to its consumer is cheapest.
         var wanted: [UInt64: BackendKind] = [:]
-        let host = allowed.first { $0.memorySpace == .host }
-        for target in targets where options[target.id] != nil {
-            wanted[target.id] = host?.kind ?? allowed[0].kind
-        }
-        for candidate in candidates.reversed() {
-            guard let option = options[candidate.node.id] else { continue }
-            let destination = wanted[candidate.node.id] ?? option.supported[0]
-            let chosen = option.supported.min { a, b in
-                let ca = (option.seconds[a] ?? .infinity) + candidate.operands.reduce(0.0) { $0 + cheapestArrival(of: $1, at: a, best: best, spaces: spaces) }
-                    + transferSeconds(candidate.node.signature.byteCount, from: spaces[a] ?? .host, to: backend(destination))
-                let cb = (option.seconds[b] ?? .infinity) + candidate.operands.reduce(0.0) { $0 + cheapestArrival(of: $1, at: b, best: best, spaces: spaces) }
-                    + transferSeconds(candidate.node.signature.byteCount, from: spaces[b] ?? .host, to: backend(destination))
-                return ca < cb
-            } ?? option.supported[0]
-            placement[candidate.node.id] = chosen
-            for operand in candidate.operands where wanted[operand.id] == nil { wanted[operand.id] = chosen }
-        }
-
-        var location: [UInt64: MemorySpace] = Dictionary(graph.sources.map { ($0.id, MemorySpace.host) }, uniquingKeysWith: { a, _ in a })
-        var steps: [PlanStep] = []
-        for candidate in candidates {
-            guard let kind = placement[candidate.node.id], let option = options[candidate.node.id] else { continue }
-            let space = spaces[kind] ?? .host
-            let copies = candidate.operands.compactMap { operand -> PlannedCopy? in
-                guard let from = location[operand.id], from != space else { return nil }
-                let bytes = operand.signature.byteCount
-                return PlannedCopy(nodeID: operand.id, from: from, to: space, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: backend(kind)))
+        let host = allowed.first { $0.memorySpace == .host }?.kind ?? allowed[0].kind
+        for target in targets { wanted[target.id] = host }
+        var chosen = [BackendKind](repeating: host, count: candidates.count)
+        for index in candidates.indices.reversed() {
+            let candidate = candidates[index]
+            let option = options[index]
+            let destination = backend(wanted[candidate.node.id] ?? option.supported[0])
+            let bytes = candidate.node.signature.byteCount
+            // Ties go to the earlier backend in preference order (deterministic).
+            var best = option.supported[0]
+            var bestCost = Double.infinity
+            for kind in option.supported {
+                let cost = (option.total[kind] ?? .infinity) + transferSeconds(bytes, from: space(of: kind), to: destination)
+                if cost < bestCost - 1e-15 {
+                    best = kind
+                    bestCost = cost
+                }
             }
-            location[candidate.node.id] = space
+            chosen[index] = best
+            for operand in candidate.operands where wanted[operand.id] == nil { wanted[operand.id] = best }
+        }
+        return candidates.indices.map { index in
+            let option = options[index]
+            return Decision(
+                backend: chosen[index], estimatedSeconds: option.seconds[chosen[index]] ?? 0, cost: option.cost,
+                supported: option.supported, reason: reason(for: chosen[index], option.supported, option.seconds))
+        }
+    }
+
+    /// Builds the plan's steps from decisions, inserting a copy wherever an operand lives elsewhere.
+    func assemble(_ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]) -> Plan {
+        var location: [UInt64: MemorySpace] = [:]
+        for source in graph.sources { location[source.id] = .host }
+        var steps: [PlanStep] = []
+        steps.reserveCapacity(candidates.count)
+        for (candidate, decision) in zip(candidates, decisions) {
+            let target = backend(decision.backend)
+            let copies = candidate.operands.compactMap { operand -> PlannedCopy? in
+                guard let from = location[operand.id], from != target.memorySpace else { return nil }
+                let bytes = operand.signature.byteCount
+                return PlannedCopy(nodeID: operand.id, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: target))
+            }
+            location[candidate.node.id] = target.memorySpace
             steps.append(PlanStep(
                 node: candidate.node, kernel: candidate.kernel, operands: candidate.operands, absorbed: candidate.absorbed,
-                backend: kind, estimatedSeconds: option.seconds[kind] ?? 0, cost: option.cost, supported: option.supported,
-                reason: reason(for: kind, option.supported, option.seconds), copies: copies))
+                backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,
+                supported: decision.supported, reason: decision.reason, copies: copies))
         }
         return Plan(steps: steps, targets: targets, sources: graph.sources, policy: policy,
                     calibrated: allowed.allSatisfy { profiles[$0.kind]?.calibrated ?? false })
@@ -115,28 +153,27 @@ struct Planner {
         backends.first { $0.kind == kind } ?? backends[0]
     }
 
-    private func cheapestArrival(of operand: Node, at kind: BackendKind, best: [UInt64: [BackendKind: Double]], spaces: [BackendKind: MemorySpace]) -> Double {
-        best[operand.id]?[kind] ?? 0
-    }
+    private func space(of kind: BackendKind) -> MemorySpace { backend(kind).memorySpace }
 
-    private func transferSeconds(_ bytes: Int, from: MemorySpace, to backend: any Backend) -> Double {
+    /// Seconds to copy bytes from a memory space into a backend's; whichever side is the device
+    /// sets the speed, and host backends share memory for free.
+    func transferSeconds(_ bytes: Int, from: MemorySpace, to backend: any Backend) -> Double {
         guard from != backend.memorySpace else { return 0 }
-        // A copy crosses the device link once; whichever side is the device sets the speed.
         let device = from == .host ? backend.kind : (backends.first { $0.memorySpace == from }?.kind ?? backend.kind)
         return profiles[device]?.transferSeconds(bytes: Double(bytes)) ?? 0
     }
 
     func estimate(_ candidate: Candidate, cost: Cost, on kind: BackendKind) -> Double {
         guard let profile = profiles[kind] else { return 0 }
-        let shape = candidate.node.signature.shape
-        let matmulShape: (m: Int, n: Int, k: Int)? = if case .op(.matmul) = candidate.kernel, shape.count >= 2 {
-            (m: shape[shape.count - 2], n: shape[shape.count - 1], k: candidate.operands[0].signature.shape.last ?? 1)
-        } else { nil }
-        let category: OpKind.Category = switch candidate.kernel {
-        case .op(let op): op.kind.category
-        case .fused: .elementwise
+        switch candidate.kernel {
+        case .op(let op):
+            let shape = candidate.node.signature.shape
+            let matmulShape: (m: Int, n: Int, k: Int)? = op == .matmul && shape.count >= 2
+                ? (m: shape[shape.count - 2], n: shape[shape.count - 1], k: candidate.operands[0].signature.shape.last ?? 1) : nil
+            return profile.seconds(for: cost, category: op.kind.category, matmulShape: matmulShape)
+        case .fused:
+            return profile.seconds(for: cost, category: .elementwise)
         }
-        return profile.seconds(for: cost, category: category, matmulShape: matmulShape)
     }
 
     static func cost(of candidate: Candidate) -> Cost {
@@ -144,6 +181,7 @@ struct Planner {
         case .op(let op):
             return op.cost(inputs: candidate.operands.map(\.signature), output: candidate.node.signature)
         case .fused(let region):
+            // One launch over the region's external bytes: intermediates never touch memory.
             let read = candidate.operands.reduce(0.0) { $0 + Double($1.signature.byteCount) }
             return Cost(flops: region.flopsPerElement * Double(candidate.node.signature.elementCount), bytesRead: read,
                         bytesWritten: Double(candidate.node.signature.byteCount), launches: 1)
@@ -153,7 +191,7 @@ struct Planner {
     private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: [BackendKind: Double]) -> String {
         if case .only = policy { return "policy \(policy)" }
         if supported.count == 1 { return "only \(chosen) supports it" }
-        return "cheapest with copies: " + supported.map { "\($0) \(formatSeconds(seconds[$0] ?? 0))" }.joined(separator: ", ")
+        return "cheapest with copies; alone: " + supported.map { "\($0) \(formatSeconds(seconds[$0] ?? 0))" }.joined(separator: ", ")
     }
 }
 
@@ -166,5 +204,3 @@ func formatSeconds(_ seconds: Double) -> String {
     default: return String(format: "%.2f s", seconds)
     }
 }
-
-import Foundation

@@ -12,9 +12,8 @@ final class Engine: Sendable {
     let profiles: [BackendKind: DeviceProfile]
 
     private init() {
-        let backends: [any Backend] = [NaiveBackend()]
+        let backends: [any Backend] = [NaiveBackend(), OpenBLASBackend()]
         let unavailable: [BackendKind: String] = [
-            .openblas: "not built yet",
             .opencl: "not built yet",
         ]
         self.backends = backends
@@ -25,6 +24,26 @@ final class Engine: Sendable {
     }
 
     func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
+
+    /// Plans of graphs evaluated before, by structure.
+    let planCache = PlanCache()
+
+    /// Plans the pending graph behind `targets` with the engine's backends, through the plan cache.
+    func plan(_ targets: [Node], policy: ComputePolicy) throws(TensorError) -> (Plan, cached: Bool) {
+        let (plan, cached) = try Planner(backends: backends, profiles: profiles, policy: policy).plan(targets: targets, cache: planCache)
+        if PlanLog.enabled { PlanLog.print(ComputePlan(plan, cached: cached)) }
+        return (plan, cached)
+    }
+
+    /// Plans and runs the pending graph behind `targets`, returning host values without keeping
+    /// them on the nodes. `backends` replaces the engine's own (tests inject deliberately wrong ones).
+    func run(_ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        let chosen = backends ?? self.backends
+        var profiles = self.profiles
+        for backend in chosen where profiles[backend.kind] == nil { profiles[backend.kind] = DefaultProfiles.profile(for: backend) }
+        let plan = try Planner(backends: chosen, profiles: profiles, policy: policy).plan(targets: targets)
+        return try Executor(backends: chosen).run(plan)
+    }
 
     /// The policy in force: the task-local scope, else `TENSORENGINE_POLICY`, else `.all`.
     static func currentPolicy() throws(TensorError) -> ComputePolicy {

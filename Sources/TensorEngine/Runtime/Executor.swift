@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Memory figures of one evaluation.
 public struct EvaluationStatistics: Sendable, Hashable, Codable {
     /// The most bytes of intermediate buffers alive at once.
@@ -13,9 +15,18 @@ public struct EvaluationStatistics: Sendable, Hashable, Codable {
 /// Runs a plan: each step on its backend, copies where the plan put them, buffers released after
 /// their last use. It never chooses anything: the plan is obeyed as written.
 struct Executor {
-    let engine: Engine
+    let backends: [any Backend]
+
+    private func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
 
     func run(_ plan: Plan) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        let (results, statistics, _) = try run(plan, measure: false)
+        return (results, statistics)
+    }
+
+    /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
+    func run(_ plan: Plan, measure: Bool) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
+        var stepSeconds: [Double] = []
         var values: [UInt64: Value] = [:]
         var remaining: [UInt64: Int] = [:]
         var liveBuffers: [ObjectIdentifier: (bytes: Int, readers: Int)] = [:]
@@ -51,9 +62,10 @@ struct Executor {
         }
 
         for step in plan.steps {
-            guard let backend = engine.backend(step.backend) else {
+            guard let backend = backend(step.backend) else {
                 throw TensorError(.backendFailure, op: step.node.op.name, message: "backend \(step.backend) is not available")
             }
+            let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
             var inputs: [Value] = []
             for operand in step.operands {
                 guard var value = values[operand.id] else {
@@ -66,6 +78,10 @@ struct Executor {
                 inputs.append(value)
             }
             let output = try backend.execute(step.kernel, inputs: inputs, output: step.node.signature)
+            if measure {
+                try backend.synchronize()
+                stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+            }
             statistics.steps += 1
             values[step.node.id] = output
             retain(output, fresh: !inputs.contains { $0.buffer === output.buffer })
@@ -79,14 +95,14 @@ struct Executor {
             }
             results.append(try hostResult(value))
         }
-        return (results, statistics)
+        return (results, statistics, stepSeconds)
     }
 
     /// Moves a value to another backend's memory space through the host.
     private func move(_ value: Value, to backend: any Backend) throws(TensorError) -> Value {
         var host = value
         if value.memorySpace != .host {
-            guard let owner = engine.backends.first(where: { $0.memorySpace == value.memorySpace }) else {
+            guard let owner = backends.first(where: { $0.memorySpace == value.memorySpace }) else {
                 throw TensorError(.backendFailure, op: "copy", message: "no backend owns \(value.memorySpace)")
             }
             host = try owner.download(value)
@@ -98,14 +114,14 @@ struct Executor {
     private func hostResult(_ value: Value) throws(TensorError) -> Value {
         var host = value
         if value.memorySpace != .host {
-            guard let owner = engine.backends.first(where: { $0.memorySpace == value.memorySpace }) else {
+            guard let owner = backends.first(where: { $0.memorySpace == value.memorySpace }) else {
                 throw TensorError(.backendFailure, op: "download", message: "no backend owns \(value.memorySpace)")
             }
             host = try owner.download(value)
         }
         let signature = TensorSignature(shape: host.shape, scalarType: host.scalarType)
         let compact = host.layout.isContiguous && host.layout.offset == 0 && host.buffer.byteCount == signature.byteCount
-        guard !compact, let naive = engine.backend(.naive) else { return host }
-        return try naive.execute(.op(.contiguous), inputs: [host], output: signature)
+        guard !compact else { return host }
+        return try NaiveBackend().execute(.op(.contiguous), inputs: [host], output: signature)
     }
 }

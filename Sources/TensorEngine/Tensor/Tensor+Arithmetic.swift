@@ -2,6 +2,9 @@ extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
     static func binary(_ op: BinaryOp, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
         if let failed = [a, b].first(where: { $0.error != nil }) { return failed }
+        // A scalar literal takes the other operand's scalar type.
+        if let value = a.literalValue, b.literalValue == nil, a.dtype != b.dtype { return binary(op, scalar(value, b.dtype), b, at: location) }
+        if let value = b.literalValue, a.literalValue == nil, a.dtype != b.dtype { return binary(op, a, scalar(value, a.dtype), at: location) }
         guard let shape = Op.broadcastShape(a.shape, b.shape) else {
             return Tensor(failed: TensorError(
                 .shapeMismatch, op: op.rawValue, operandShapes: [a.shape, b.shape],
@@ -21,12 +24,16 @@ extension Tensor {
     }
 
     /// Adds two tensors elementwise, broadcasting their shapes as NumPy does.
+    @_disfavoredOverload
     public static func + (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.add, lhs, rhs, at: nil) }
     /// Subtracts elementwise, with broadcasting.
+    @_disfavoredOverload
     public static func - (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.subtract, lhs, rhs, at: nil) }
     /// Multiplies elementwise, with broadcasting.
+    @_disfavoredOverload
     public static func * (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.multiply, lhs, rhs, at: nil) }
     /// Divides elementwise, with broadcasting. Integer division truncates toward zero; `x / 0` is 0.
+    @_disfavoredOverload
     public static func / (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.divide, lhs, rhs, at: nil) }
 
     /// Adds a scalar (converted to the tensor's scalar type) to every element.
@@ -59,6 +66,7 @@ extension Tensor {
     public static func /= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs / rhs }
 
     /// The smaller of the two operands at each position (NaN if either is NaN), with broadcasting.
+    @_disfavoredOverload
     public func pointwiseMin(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.binary(.minimum, self, other, at: SourceLocation(file, line))
     }
@@ -69,6 +77,7 @@ extension Tensor {
     }
 
     /// The larger of the two operands at each position (NaN if either is NaN), with broadcasting.
+    @_disfavoredOverload
     public func pointwiseMax(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.binary(.maximum, self, other, at: SourceLocation(file, line))
     }
@@ -85,6 +94,7 @@ extension Tensor {
 }
 
 /// Raises each element of `base` to the power in `exponent`, with broadcasting.
+@_disfavoredOverload
 public func pow(_ base: Tensor, _ exponent: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
     Tensor.binary(.pow, base, exponent, at: SourceLocation(file, line))
 }

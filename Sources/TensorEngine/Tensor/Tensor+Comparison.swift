@@ -1,15 +1,21 @@
 extension Tensor {
     /// `true` where the operands are equal, with broadcasting.
+    @_disfavoredOverload
     public static func .== (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.equal, lhs, rhs, at: nil) }
     /// `true` where the operands differ.
+    @_disfavoredOverload
     public static func .!= (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.notEqual, lhs, rhs, at: nil) }
     /// `true` where `lhs < rhs`.
+    @_disfavoredOverload
     public static func .< (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.less, lhs, rhs, at: nil) }
     /// `true` where `lhs <= rhs`.
+    @_disfavoredOverload
     public static func .<= (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.lessEqual, lhs, rhs, at: nil) }
     /// `true` where `lhs > rhs`.
+    @_disfavoredOverload
     public static func .> (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.greater, lhs, rhs, at: nil) }
     /// `true` where `lhs >= rhs`.
+    @_disfavoredOverload
     public static func .>= (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.greaterEqual, lhs, rhs, at: nil) }
 
     /// `true` where the element equals the scalar.
@@ -36,6 +42,7 @@ extension Tensor {
     /// broadcast together.
     ///
     /// `[1, 2, 3]` replacing with `[4, 5, 6]` where `[false, true, false]` gives `[1, 5, 3]`.
+    @_disfavoredOverload
     public func replacing(with other: Tensor, where mask: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         let location = SourceLocation(file, line)
         if let failed = [self, other, mask].first(where: { $0.error != nil }) { return failed }

@@ -161,12 +161,18 @@ extension Tensor {
 extension Tensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, ExpressibleByArrayLiteral {
     /// A rank-0 `Float` tensor: `let x: Tensor = 2.5`.
     public init(floatLiteral value: Float) {
-        self = Tensor.constant([value], shape: [], op: "literal", at: nil)
+        self = Tensor.literal(Double(value))
     }
 
     /// A rank-0 `Float` tensor: `let x: Tensor = 2`.
     public init(integerLiteral value: Int) {
-        self = Tensor.constant([Float(value)], shape: [], op: "literal", at: nil)
+        self = Tensor.literal(Double(value))
+    }
+
+    static func literal(_ value: Double) -> Tensor {
+        let constant = Tensor.constant([Float(value)], shape: [], op: "literal", at: nil)
+        guard let node = constant.node else { return constant }
+        return Tensor(node: node, literalValue: value)
     }
 
     /// A rank-1 `Float` tensor: `let x: Tensor = [1, 2, 3]`.

@@ -34,12 +34,10 @@ extension Tensor {
         }
         let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
         guard !pending.isEmpty else { return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0) }
-        let engine = Engine.shared
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
-        let planner = Planner(backends: engine.backends, profiles: engine.profiles, policy: chosen)
-        let plan = try planner.plan(targets: pending)
-        let (results, statistics) = try Executor(engine: engine).run(plan)
+        let (plan, _) = try Engine.shared.plan(pending, policy: chosen)
+        let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
         for (node, value) in zip(pending, results) { node.store(value) }
         return statistics
     }

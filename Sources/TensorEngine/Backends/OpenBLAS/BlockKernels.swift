@@ -1,0 +1,90 @@
+/// Vector loops over blocks of `Float`: one function per instruction kind of a fused region.
+enum BlockKernels {
+    @inline(__always)
+    static func load(_ p: UnsafePointer<Float>) -> FloatVector { UnsafeRawPointer(p).loadUnaligned(as: FloatVector.self) }
+
+    @inline(__always)
+    static func store(_ v: FloatVector, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: FloatVector.self) }
+
+    /// Applies `f` to eight lanes at a time; the tail goes through a zero-padded vector so every
+    /// element sees the same formula.
+    @inline(__always)
+    static func map(_ n: Int, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ f: (FloatVector) -> FloatVector) {
+        var i = 0
+        while i + 8 <= n {
+            store(f(load(x + i)), out + i)
+            i += 8
+        }
+        guard i < n else { return }
+        var v = FloatVector(repeating: 0)
+        for lane in 0..<(n - i) { v[lane] = x[i + lane] }
+        let r = f(v)
+        for lane in 0..<(n - i) { out[i + lane] = r[lane] }
+    }
+
+    @inline(__always)
+    static func map(_ n: Int, _ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ f: (FloatVector, FloatVector) -> FloatVector) {
+        var i = 0
+        while i + 8 <= n {
+            store(f(load(x + i), load(y + i)), out + i)
+            i += 8
+        }
+        guard i < n else { return }
+        var a = FloatVector(repeating: 0)
+        var b = FloatVector(repeating: 0)
+        for lane in 0..<(n - i) {
+            a[lane] = x[i + lane]
+            b[lane] = y[i + lane]
+        }
+        let r = f(a, b)
+        for lane in 0..<(n - i) { out[i + lane] = r[lane] }
+    }
+
+    static func unary(_ op: UnaryOp, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch op {
+        case .negate: map(n, x, out) { -$0 }
+        case .abs: map(n, x, out) { VectorMath.abs($0) }
+        case .sign: map(n, x, out) { v in v.replacing(with: 1, where: v .> 0).replacing(with: -1, where: v .< 0) }
+        case .exp: map(n, x, out) { VectorMath.exp($0) }
+        case .squareRoot: map(n, x, out) { $0.squareRoot() }
+        case .rsqrt: map(n, x, out) { 1 / $0.squareRoot() }
+        case .square: map(n, x, out) { $0 * $0 }
+        case .reciprocal: map(n, x, out) { 1 / $0 }
+        case .tanh: map(n, x, out) { VectorMath.tanh($0) }
+        case .floor: map(n, x, out) { $0.rounded(.down) }
+        case .ceil: map(n, x, out) { $0.rounded(.up) }
+        case .round: map(n, x, out) { $0.rounded(.toNearestOrEven) }
+        case .sigmoid: map(n, x, out) { VectorMath.sigmoid($0) }
+        case .relu: map(n, x, out) { $0.replacing(with: 0, where: $0 .< 0) }
+        case .erf: map(n, x, out) { VectorMath.erf($0) }
+        case .logicalNot: map(n, x, out) { VectorMath.indicator($0 .== 0) }
+        case .log, .sin, .cos:
+            for i in 0..<n { out[i] = op.apply(x[i]) }
+        }
+    }
+
+    static func binary(_ op: BinaryOp, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch op {
+        case .add: map(n, a, b, out) { $0 + $1 }
+        case .subtract: map(n, a, b, out) { $0 - $1 }
+        case .multiply: map(n, a, b, out) { $0 * $1 }
+        case .divide: map(n, a, b, out) { $0 / $1 }
+        case .minimum: map(n, a, b, out) { VectorMath.propagatingNaN(pointwiseMin($0, $1), $0, $1) }
+        case .maximum: map(n, a, b, out) { VectorMath.propagatingNaN(pointwiseMax($0, $1), $0, $1) }
+        case .equal: map(n, a, b, out) { VectorMath.indicator($0 .== $1) }
+        case .notEqual: map(n, a, b, out) { VectorMath.indicator($0 .!= $1) }
+        case .less: map(n, a, b, out) { VectorMath.indicator($0 .< $1) }
+        case .lessEqual: map(n, a, b, out) { VectorMath.indicator($0 .<= $1) }
+        case .greater: map(n, a, b, out) { VectorMath.indicator($0 .> $1) }
+        case .greaterEqual: map(n, a, b, out) { VectorMath.indicator($0 .>= $1) }
+        case .logicalAnd: map(n, a, b, out) { VectorMath.indicator(($0 .!= 0) .& ($1 .!= 0)) }
+        case .logicalOr: map(n, a, b, out) { VectorMath.indicator(($0 .!= 0) .| ($1 .!= 0)) }
+        case .pow:
+            for i in 0..<n { out[i] = op.apply(a[i], b[i]) }
+        }
+    }
+
+    static func select(_ mask: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        for i in 0..<n { out[i] = mask[i] != 0 ? a[i] : b[i] }
+    }
+}

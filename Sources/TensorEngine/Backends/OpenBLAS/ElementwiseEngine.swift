@@ -1,0 +1,92 @@
+/// Evaluates a fused elementwise region (or a single elementwise op) in one pass over memory.
+///
+/// The output is cut into blocks of ``blockSize`` elements (4 KiB of floats: every register of a
+/// block stays in L1). For each block, operands are read straight from memory when row-major, or
+/// gathered from their strided view; each instruction then runs as a vector loop over the block;
+/// the last writes the output. Intermediates never touch memory. Registers hold `Float`; `Bool`
+/// values are 0 or 1. Large outputs are split across threads.
+struct ElementwiseEngine {
+    static let blockSize = 1024
+
+    let region: FusedRegion
+
+    /// Whether every register of the region is `Float` or `Bool` (the types this engine holds).
+    static func supports(_ region: FusedRegion) -> Bool {
+        let types = region.inputTypes + region.instructionTypes
+        return types.allSatisfy { $0 == .float32 || $0 == .bool }
+    }
+
+    func run(inputs: [Value], output: UnsafeMutableRawPointer, count: Int) throws(TensorError) {
+        var sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)] = []
+        for input in inputs {
+            guard let buffer = input.buffer as? HostBuffer else {
+                throw TensorError(.backendFailure, op: "fused", message: "a \(input.memorySpace) buffer reached the openblas backend")
+            }
+            sources.append((UnsafeRawPointer(buffer.pointer), input.layout, input.scalarType))
+        }
+        let registerCount = region.inputCount + region.instructions.count
+        let flops = max(1, Int(region.flopsPerElement))
+        let workers = Parallel.workerCount(forElements: count, costPerElement: max(1, flops / 4))
+        Parallel.forEachRange(count, parts: workers, alignment: Self.blockSize) { range in
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: registerCount * Self.blockSize)
+            defer { scratch.deallocate() }
+            var registers = [UnsafePointer<Float>](repeating: UnsafePointer(scratch), count: registerCount)
+            // Operands broadcast from one scalar are filled once per worker.
+            var constant = [Bool](repeating: false, count: region.inputCount)
+            for (index, source) in sources.enumerated() where source.layout.strides.allSatisfy({ $0 == 0 }) {
+                let slot = scratch + index * Self.blockSize
+                let value = Self.load(source.pointer, source.type, source.layout.offset)
+                slot.update(repeating: value, count: Self.blockSize)
+                registers[index] = UnsafePointer(slot)
+                constant[index] = true
+            }
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let length = min(Self.blockSize, range.upperBound - start)
+                for (index, source) in sources.enumerated() where !constant[index] {
+                    let slot = scratch + index * Self.blockSize
+                    if source.type == .float32, source.layout.isContiguous {
+                        registers[index] = source.pointer.assumingMemoryBound(to: Float.self) + source.layout.offset + start
+                    } else if source.type == .float32 {
+                        StridedRuns(layout: source.layout).gather(source.pointer.assumingMemoryBound(to: Float.self), from: start, count: length, into: slot) { $0 }
+                        registers[index] = UnsafePointer(slot)
+                    } else {
+                        StridedRuns(layout: source.layout).gather(source.pointer.assumingMemoryBound(to: Bool.self), from: start, count: length, into: slot) { $0 ? 1 : 0 }
+                        registers[index] = UnsafePointer(slot)
+                    }
+                }
+                for (position, instruction) in region.instructions.enumerated() {
+                    let register = region.inputCount + position
+                    let isLast = position == region.instructions.count - 1
+                    let target = isLast && region.outputType == .float32
+                        ? output.assumingMemoryBound(to: Float.self) + start
+                        : scratch + register * Self.blockSize
+                    Self.apply(instruction, registers, target, length)
+                    registers[register] = UnsafePointer(target)
+                }
+                if region.outputType == .bool {
+                    let result = registers[registerCount - 1]
+                    let out = output.assumingMemoryBound(to: Bool.self) + start
+                    for i in 0..<length { out[i] = result[i] != 0 }
+                }
+                start += length
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func load(_ pointer: UnsafeRawPointer, _ type: ScalarType, _ offset: Int) -> Float {
+        type == .bool ? (pointer.assumingMemoryBound(to: Bool.self)[offset] ? 1 : 0) : pointer.assumingMemoryBound(to: Float.self)[offset]
+    }
+
+    private static func apply(_ instruction: FusedRegion.Instruction, _ registers: [UnsafePointer<Float>], _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch instruction {
+        case .unary(let op, let a): BlockKernels.unary(op, registers[a], out, n)
+        case .binary(let op, let a, let b): BlockKernels.binary(op, registers[a], registers[b], out, n)
+        case .select(let m, let a, let b): BlockKernels.select(registers[m], registers[a], registers[b], out, n)
+        case .cast(let type, let a):
+            // Between Float and Bool registers: to Bool is `!= 0` (NaN is true), to Float is 0/1.
+            if type == .bool { BlockKernels.map(n, registers[a], out) { VectorMath.indicator($0 .!= 0) } } else { out.update(from: registers[a], count: n) }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import COpenBLAS
+
+extension OpenBLASBackend {
+    /// How a matrix operand is handed to BLAS: a base offset, whether it is transposed, and the
+    /// leading dimension. Views that BLAS cannot describe are copied once, row-major.
+    private struct MatrixOperand {
+        var pointer: UnsafePointer<Float>
+        var transposed: Bool
+        var leading: Int
+    }
+
+    /// Describes the last two axes of `value` for BLAS and lists each batch's base offset.
+    /// The value must be readable (see ``contiguousIfNeeded(_:rows:columns:)``).
+    private func operand(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> (MatrixOperand, batchOffsets: [Int]) {
+        let rank = value.layout.rank
+        let rowStride = value.layout.strides[rank - 2]
+        let columnStride = value.layout.strides[rank - 1]
+        let batch = Layout(shape: Array(value.shape.dropLast(2)), strides: Array(value.layout.strides.dropLast(2)), offset: value.layout.offset)
+        let base = UnsafePointer(try Self.pointer(value).assumingMemoryBound(to: Float.self))
+        if columnStride == 1 && (rowStride >= max(columns, 1) || rows == 1) {
+            return (MatrixOperand(pointer: base, transposed: false, leading: max(rowStride, columns, 1)), batch.elementOffsets())
+        }
+        guard rowStride == 1 && (columnStride >= max(rows, 1) || columns == 1) else {
+            throw TensorError(.backendFailure, op: "matmul", message: "an operand with strides \(value.layout.strides) reached BLAS uncopied")
+        }
+        return (MatrixOperand(pointer: base, transposed: true, leading: max(columnStride, rows, 1)), batch.elementOffsets())
+    }
+
+    /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, `sgemv` when m or n is 1, `sdot` when both are.
+    func matmul(_ a: Value, _ b: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, for: "matmul")
+        let rank = a.layout.rank
+        let m = a.shape[rank - 2]
+        let k = a.shape[rank - 1]
+        let n = b.shape[rank - 1]
+        let out = buffer.elements(as: Float.self)
+        guard m * n > 0 else { return result }
+        guard k > 0 else {
+            out.update(repeating: 0, count: output.elementCount)
+            return result
+        }
+        // Contiguous copies must outlive the BLAS calls that read them.
+        let left = try contiguousIfNeeded(a, rows: m, columns: k)
+        let right = try contiguousIfNeeded(b, rows: k, columns: n)
+        let (x, xBatches) = try operand(left, rows: m, columns: k)
+        let (y, yBatches) = try operand(right, rows: k, columns: n)
+        for (index, (xOffset, yOffset)) in zip(xBatches, yBatches).enumerated() {
+            let c = out + index * m * n
+            let pa = x.pointer + xOffset
+            let pb = y.pointer + yOffset
+            if m == 1 && n == 1 {
+                let incA = x.transposed ? x.leading : 1
+                let incB = y.transposed ? 1 : y.leading
+                c[0] = cblas_sdot(Int32(k), pa, Int32(incA), pb, Int32(incB))
+            } else if m == 1 {
+                // y = Bᵀ·a: B row-major [k, n] is "transposed"; a stored Bᵀ is a plain [n, k].
+                let incA = x.transposed ? x.leading : 1
+                cblas_sgemv(CblasRowMajor, y.transposed ? CblasNoTrans : CblasTrans, Int32(y.transposed ? n : k), Int32(y.transposed ? k : n),
+                            1, pb, Int32(y.leading), pa, Int32(incA), 0, c, 1)
+            } else if n == 1 {
+                let incB = y.transposed ? 1 : y.leading
+                cblas_sgemv(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, Int32(x.transposed ? k : m), Int32(x.transposed ? m : k),
+                            1, pa, Int32(x.leading), pb, Int32(incB), 0, c, 1)
+            } else {
+                cblas_sgemm(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, y.transposed ? CblasTrans : CblasNoTrans,
+                            Int32(m), Int32(n), Int32(k), 1, pa, Int32(x.leading), pb, Int32(y.leading), 0, c, Int32(n))
+            }
+        }
+        withExtendedLifetime((left, right)) {}
+        return result
+    }
+
+    /// The value itself when BLAS can read its last two axes (row- or column-major, non-negative
+    /// strides, any batch strides), else a row-major copy.
+    private func contiguousIfNeeded(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> Value {
+        let rank = value.layout.rank
+        let rowStride = value.layout.strides[rank - 2]
+        let columnStride = value.layout.strides[rank - 1]
+        let readable = (columnStride == 1 && (rowStride >= max(columns, 1) || rows == 1))
+            || (rowStride == 1 && (columnStride >= max(rows, 1) || columns == 1))
+        let batchOK = value.layout.strides.dropLast(2).allSatisfy { $0 >= 0 }
+        if readable && batchOK { return value }
+        let signature = TensorSignature(shape: value.shape, scalarType: .float32)
+        let (copy, buffer) = try allocate(signature, for: "matmul operand")
+        StridedCopy.copy(try Self.pointer(value), value.layout, to: buffer.pointer, elementSize: 4)
+        return copy
+    }
+}

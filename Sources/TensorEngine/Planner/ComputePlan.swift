@@ -1,0 +1,171 @@
+/// The plan for evaluating some tensors: where each operation runs, what it is expected to cost,
+/// and why. Like Core ML's `MLComputePlan`, it is built without running anything; unlike a report
+/// beside the real decision, it is what the executor runs (``evaluate()``).
+///
+/// ```swift
+/// let plan = try ComputePlan(for: [logits], policy: .all)
+/// print(plan.text())          // aligned table: op, shape, device, estimate, share, reason
+/// try await plan.evaluate()   // runs exactly these steps
+/// ```
+public struct ComputePlan: Sendable {
+    /// Where an operation may run and where it will.
+    public struct DeviceUsage: Sendable, Hashable, Codable {
+        /// The backend the planner chose.
+        public let preferred: BackendKind
+        /// Every backend allowed by the policy that can run the operation.
+        public let supported: [BackendKind]
+    }
+
+    /// An operation's estimated cost.
+    public struct EstimatedCost: Sendable, Hashable, Codable {
+        /// Estimated seconds of the operation on its preferred backend (copies excluded).
+        public let seconds: Double
+        /// The operation's share of the plan's total estimate, in [0, 1]; the weights sum to 1.
+        public let weight: Double
+    }
+
+    /// A copy between memory spaces inserted before an operation.
+    public struct Copy: Sendable, Hashable, Codable {
+        /// The operand copied (`%3` for operation 3, `input0` for the first constant).
+        public let value: String
+        /// Memory space copied from (`host`, `opencl:0`).
+        public let from: String
+        /// Memory space copied to.
+        public let to: String
+        /// Bytes copied.
+        public let bytes: Int
+        /// Estimated seconds of the copy.
+        public let estimatedSeconds: Double
+    }
+
+    /// One step of the plan.
+    public struct Operation: Sendable, Hashable {
+        /// The position in execution order; other operations refer to it as `%index`.
+        public let index: Int
+        /// The op's name (`matmul`, `softmax`, `fused(multiply+add+relu)`).
+        public let op: String
+        /// The primitive ops a fused region evaluates in one pass (empty for a single op).
+        public let fusedOps: [String]
+        /// The result's shape.
+        public let shape: [Int]
+        /// The result's scalar type.
+        public let scalarType: ScalarType
+        /// The operands: `%i` for earlier operations, `input<n>` for constants and earlier results.
+        public let inputs: [String]
+        /// Where it may run and where it runs.
+        public let deviceUsage: DeviceUsage
+        /// What it is expected to cost.
+        public let estimatedCost: EstimatedCost
+        /// FLOPs and bytes from the op table's cost formula.
+        public let cost: Cost
+        /// Why it runs where it does.
+        public let reason: String
+        /// Copies inserted before it.
+        public let copies: [Copy]
+        /// Seconds it took when the plan was run in measure mode; `nil` otherwise.
+        public internal(set) var measuredSeconds: Double?
+    }
+
+    /// The operations in execution order.
+    public internal(set) var operations: [Operation]
+    /// The compute policy the plan obeys.
+    public let policy: ComputePolicy
+    /// The plan's estimated time: operations and copies.
+    public let totalEstimatedSeconds: Double
+    /// Bytes copied between memory spaces.
+    public let transferBytes: Int
+    /// The most bytes of intermediates the plan keeps alive at once (by the executor's release rule).
+    public let estimatedPeakBytes: Int
+    /// How often consecutive operations change backend.
+    public let deviceSwitches: Int
+    /// Whether every device profile used came from a calibration (else documented defaults).
+    public let calibrated: Bool
+    /// Whether the plan came from the plan cache.
+    public let cached: Bool
+
+    let plan: Plan
+
+    /// Plans the evaluation of `tensors` without running it.
+    ///
+    /// - Parameter policy: by default the task-local policy, else `TENSORENGINE_POLICY`, else `.all`.
+    /// - Throws: the error a tensor carries, or ``TensorError/Kind/unsupported`` when no allowed
+    ///   backend runs some op.
+    public init(for tensors: [Tensor], policy: ComputePolicy? = nil) throws(TensorError) {
+        if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
+        let chosen: ComputePolicy
+        if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
+        let (plan, cached) = try Engine.shared.plan(tensors.compactMap(\.node), policy: chosen)
+        self.init(plan, cached: cached)
+    }
+
+    init(_ plan: Plan, cached: Bool) {
+        self.plan = plan
+        self.policy = plan.policy
+        self.calibrated = plan.calibrated
+        self.cached = cached
+        var names: [UInt64: String] = [:]
+        for (index, source) in plan.sources.enumerated() { names[source.id] = "input\(index)" }
+        for (index, step) in plan.steps.enumerated() { names[step.node.id] = "%\(index)" }
+        let copySeconds = plan.steps.reduce(0.0) { $0 + $1.copies.reduce(0) { $0 + $1.estimatedSeconds } }
+        let total = plan.steps.reduce(0.0) { $0 + $1.estimatedSeconds } + copySeconds
+        self.totalEstimatedSeconds = total
+        self.transferBytes = plan.steps.reduce(0) { $0 + $1.copies.reduce(0) { $0 + $1.bytes } }
+        self.deviceSwitches = zip(plan.steps, plan.steps.dropFirst()).filter { $0.backend != $1.backend }.count
+        self.estimatedPeakBytes = Self.peakBytes(plan)
+        self.operations = plan.steps.enumerated().map { index, step in
+            let seconds = step.estimatedSeconds + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
+            let (name, fused): (String, [String]) = switch step.kernel {
+            case .op(let op): (op.name, [])
+            case .fused(let region): ("fused(\(region.name))", region.name.split(separator: "+").map(String.init))
+            }
+            return Operation(
+                index: index, op: name, fusedOps: fused, shape: step.node.signature.shape, scalarType: step.node.signature.scalarType,
+                inputs: step.operands.map { names[$0.id] ?? "?" },
+                deviceUsage: DeviceUsage(preferred: step.backend, supported: step.supported),
+                estimatedCost: EstimatedCost(seconds: step.estimatedSeconds, weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
+                cost: step.cost, reason: step.reason,
+                copies: step.copies.map { Copy(value: names[$0.nodeID] ?? "?", from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
+                measuredSeconds: nil)
+        }
+    }
+
+    /// The peak of live intermediate bytes when each value is released after its last reader.
+    private static func peakBytes(_ plan: Plan) -> Int {
+        var remaining: [UInt64: Int] = [:]
+        for step in plan.steps { for operand in step.operands { remaining[operand.id, default: 0] += 1 } }
+        for target in plan.targets { remaining[target.id, default: 0] += 1 }
+        var live = 0
+        var peak = 0
+        var sizes: [UInt64: Int] = [:]
+        for step in plan.steps {
+            let isView = if case .op(let op) = step.kernel { op.kind.isView } else { false }
+            let bytes = isView ? 0 : step.node.signature.byteCount
+            sizes[step.node.id] = bytes
+            live += bytes
+            peak = max(peak, live)
+            for operand in step.operands {
+                remaining[operand.id, default: 1] -= 1
+                if remaining[operand.id] == 0 { live -= sizes[operand.id] ?? 0 }
+            }
+        }
+        return peak
+    }
+
+    /// Runs exactly this plan and keeps the results on the tensors it was made for.
+    @discardableResult
+    public func evaluate() async throws(TensorError) -> EvaluationStatistics {
+        let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
+        for (node, value) in zip(plan.targets, results) { node.store(value) }
+        return statistics
+    }
+
+    /// Runs the plan with a synchronisation after every step and returns the plan with each
+    /// operation's measured time beside its estimate (measure mode). Results are kept too.
+    public func measured() async throws(TensorError) -> ComputePlan {
+        let (results, _, timings) = try Executor(backends: Engine.shared.backends).run(plan, measure: true)
+        for (node, value) in zip(plan.targets, results) { node.store(value) }
+        var copy = self
+        for index in copy.operations.indices where index < timings.count { copy.operations[index].measuredSeconds = timings[index] }
+        return copy
+    }
+}

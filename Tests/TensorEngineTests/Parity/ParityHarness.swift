@@ -1,0 +1,125 @@
+@testable import TensorEngine
+
+/// Runs parity cases on a backend and compares the results with the naive reference.
+enum ParityHarness {
+    /// A host value's elements as `Double`s (exact for every scalar type the engine has).
+    static func doubles(_ value: Value) throws -> [Double] {
+        let elements = try HostElements(value)
+        return value.layout.elementOffsets().map { offset in
+            value.scalarType.isFloatingPoint ? Double(elements.float(offset)) : Double(elements.int(offset))
+        }
+    }
+
+    /// The outcome of one case on one policy.
+    enum Outcome {
+        case match
+        /// The policy's backends do not claim the case (the planner would place it elsewhere).
+        case unclaimed(String)
+        case mismatch(String)
+    }
+
+    /// `nil` when `backends` under `policy` reproduce the naive result of the case (or do not
+    /// claim it), else a description of the whole case and the first mismatches.
+    static func mismatch(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> String? {
+        switch check(parityCase, backends: backends, policy: policy) {
+        case .match, .unclaimed: nil
+        case .mismatch(let description): description
+        }
+    }
+
+    static func check(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> Outcome {
+        let result = compare(parityCase, backends: backends, policy: policy)
+        if let unclaimed = result.unclaimed { return .unclaimed(unclaimed) }
+        return result.failure.map(Outcome.mismatch) ?? .match
+    }
+
+    private static func compare(_ parityCase: ParityCase, backends: [any Backend]?, policy: ComputePolicy) -> (failure: String?, unclaimed: String?) {
+        switch compareCase(parityCase, backends: backends, policy: policy) {
+        case .some(.unsupported(let reason)): return (nil, reason)
+        case .some(.failed(let message)): return (message, nil)
+        case .none: return (nil, nil)
+        }
+    }
+
+    private enum Problem {
+        case unsupported(String)
+        case failed(String)
+    }
+
+    private static func compareCase(_ parityCase: ParityCase, backends: [any Backend]?, policy: ComputePolicy) -> Problem? {
+        let reference = parityCase.build(parityCase.makeInputs(seed: 7))
+        let candidate = parityCase.build(parityCase.makeInputs(seed: 7))
+        guard let referenceNode = reference.node, let candidateNode = candidate.node else {
+            return .failed("\(parityCase): the case does not build: \(String(describing: reference.error ?? candidate.error))")
+        }
+        let kernels: String
+        do {
+            let used = backends ?? Engine.shared.backends
+            let plan = try Planner(backends: used, profiles: Engine.shared.profiles, policy: policy).plan(targets: [candidateNode])
+            kernels = plan.steps.map { step in
+                switch step.kernel {
+                case .op(let op): "\(op.name)@\(step.backend)"
+                case .fused(let region): "fused(\(region.name))@\(step.backend)"
+                }
+            }.joined(separator: ", ")
+        } catch {
+            if error.kind == .unsupported { return .unsupported(error.message) }
+            return .failed("\(parityCase) on \(policy): planning failed: \(error)")
+        }
+        let expected: [Double]
+        let actual: [Double]
+        let outputType = referenceNode.signature.scalarType
+        do {
+            let (referenceValues, _) = try Engine.shared.run([referenceNode], policy: .only(.naive))
+            expected = try doubles(referenceValues[0])
+        } catch {
+            return .failed("\(parityCase): the naive reference failed: \(error)")
+        }
+        do {
+            let (values, _) = try Engine.shared.run([candidateNode], policy: policy, backends: backends)
+            guard values[0].shape == referenceNode.signature.shape, values[0].scalarType == outputType else {
+                return .failed("\(parityCase) on \(policy) [\(kernels)]: result \(describe(values[0].shape)) \(values[0].scalarType), expected \(describe(referenceNode.signature.shape)) \(outputType)")
+            }
+            actual = try doubles(values[0])
+        } catch {
+            return .failed("\(parityCase) on \(policy) [\(kernels)]: failed: \(error)")
+        }
+        var tolerance = parityCase.kind.parityTolerance(reductionLength: parityCase.reductionLength)
+        if outputType == .float16 { tolerance.relative = max(tolerance.relative, 0x1p-10) }  // one half-precision ulp
+        // Accumulated rounding error grows with the size of the summed terms, so for reductions
+        // the absolute bound scales with the result's magnitude; elementwise ops are per element.
+        let magnitude = parityCase.reductionLength > 1 ? Float(max(1, expected.lazy.filter(\.isFinite).map(Swift.abs).max() ?? 1)) : 1
+        let scaled = Tolerance(absolute: tolerance.absolute * magnitude, relative: tolerance.relative)
+        let bad = zip(expected, actual).enumerated().filter { !scaled.accepts(Float($0.element.1), Float($0.element.0)) }
+        guard !bad.isEmpty else { return nil }
+        let examples = bad.prefix(4).map { "[\($0.offset)] expected \($0.element.0), got \($0.element.1)" }.joined(separator: "; ")
+        return .failed("\(parityCase) on \(policy) [\(kernels)]: \(bad.count) of \(expected.count) elements outside \(scaled): \(examples)")
+    }
+}
+
+/// A backend that computes like the naive one, then corrupts every float result slightly: the
+/// parity harness must catch it.
+final class DeliberatelyWrongBackend: Backend {
+    private let naive = NaiveBackend()
+    var kind: BackendKind { .openblas }
+    var deviceName: String { "deliberately wrong" }
+    var memorySpace: MemorySpace { .host }
+
+    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
+        naive.capability(for: kernel, inputs: inputs, output: output)
+    }
+    func upload(_ value: Value) throws(TensorError) -> Value { value }
+    func download(_ value: Value) throws(TensorError) -> Value { value }
+    func synchronize() throws(TensorError) {}
+
+    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
+        let result = try naive.execute(kernel, inputs: inputs, output: output)
+        if case .op(let op) = kernel, op.kind.isView { return result }
+        if result.scalarType == .float32, result.layout.elementCount > 0 {
+            let elements = try HostElements(result)
+            let offset = result.layout.offset
+            elements.setFloat(elements.float(offset) + 0.01 * (1 + Swift.abs(elements.float(offset))), offset)
+        }
+        return result
+    }
+}
