@@ -58,13 +58,15 @@ extension Tensor {
 
     /// A constant tensor of `type` and `shape` whose row-major data are `bytes`.
     ///
-    /// When the bytes are 64-byte aligned inside `owner`'s memory they are wrapped without copying;
-    /// otherwise they are copied once into a fresh host buffer.
+    /// When the bytes are aligned to the element size inside `owner`'s memory they are wrapped
+    /// without copying (every host backend reads such memory correctly: the naive one element by
+    /// element, the openblas one with unaligned vector loads and BLAS); otherwise they are copied
+    /// once into a fresh 64-byte-aligned host buffer.
     static func constant(
         bytes: UnsafeRawBufferPointer, shape: [Int], type: ScalarType, owner: (any AnyObject & Sendable)?, op: String
     ) throws(TensorError) -> Tensor {
         let layout = Layout(contiguous: shape)
-        if let owner, let start = bytes.baseAddress, Int(bitPattern: start) % 64 == 0 {
+        if let owner, let start = bytes.baseAddress, Int(bitPattern: start) % type.byteCount == 0 {
             let buffer = HostBuffer(borrowing: UnsafeMutableRawPointer(mutating: start), byteCount: bytes.count, owner: owner)
             return constant(value: Value(buffer: buffer, layout: layout, scalarType: type), op: op)
         }

@@ -99,7 +99,7 @@ extension Tensor {
     /// Reads a tensor from a `.npy` file, whatever its supported element type.
     ///
     /// The file is memory-mapped; its data (64-byte aligned in files NumPy writes) are wrapped
-    /// without copying when aligned, and copied once otherwise.
+    /// without copying when aligned to the element size, and copied once otherwise.
     ///
     /// ```swift
     /// let x = try Tensor(npyFile: URL(fileURLWithPath: "x.npy"))

@@ -2,9 +2,9 @@ import Foundation
 
 /// A safetensors file, memory-mapped, with its header validated when opened.
 ///
-/// Tensors are loaded on request. `F32`, `F16`, `I32` and `BOOL` data that sit 64-byte aligned in
-/// the mapping are wrapped without copying (the tensor keeps the mapping alive); others are copied
-/// once. `BF16` is widened to `Float`.
+/// Tensors are loaded on request. `F32`, `F16`, `I32` and `BOOL` data aligned to their element size
+/// in the mapping (as the format's writers lay them out) are wrapped without copying, the tensor
+/// keeping the mapping alive; others are copied once. `BF16` is widened to `Float`.
 ///
 /// ```swift
 /// let file = try SafetensorsFile(url: folder.appending(path: "model.safetensors"))

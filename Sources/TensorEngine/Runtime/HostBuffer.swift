@@ -26,11 +26,13 @@ enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A 64-byte-aligned block of host memory, released when the last reference goes.
+/// A block of host memory, released when the last reference goes.
 ///
-/// Usually the buffer owns memory it allocated. A buffer made with ``init(borrowing:byteCount:owner:)``
-/// instead views memory another object keeps alive (a memory-mapped weights file); it frees
-/// nothing and holds the owner until it goes.
+/// Usually the buffer owns memory it allocated, 64-byte aligned. A buffer made with
+/// ``init(borrowing:byteCount:owner:)`` instead views memory another object keeps alive (a
+/// memory-mapped weights file), aligned only to its element type; it frees nothing and holds the
+/// owner until it goes. Kernels must therefore not assume more than element alignment for their
+/// inputs (vector loads use `loadUnaligned`).
 ///
 /// Written only while the executor builds the value in it, then read-only; hence `@unchecked Sendable`.
 final class HostBuffer: DeviceBuffer, @unchecked Sendable {
@@ -54,8 +56,8 @@ final class HostBuffer: DeviceBuffer, @unchecked Sendable {
 
     /// Views `byteCount` bytes at `pointer` that `owner` keeps alive, without copying.
     ///
-    /// The caller guarantees that `pointer` is 64-byte aligned (as every host buffer is) and that the
-    /// memory stays valid and unchanged while `owner` lives.
+    /// The caller guarantees that `pointer` is aligned to the element type stored there and that
+    /// the memory stays valid and unchanged while `owner` lives.
     init(borrowing pointer: UnsafeMutableRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
         self.pointer = pointer
         self.byteCount = byteCount

@@ -52,20 +52,22 @@ func writeTemporary(_ data: Data, _ name: String) throws -> URL {
     }
 
     @Test func copiesUnalignedDataAndOutlivesTheFileObject() async throws {
-        let header = #"{"w": {"dtype": "F32", "shape": [3], "data_offsets": [4, 16]}, "x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}"#
-        let url = try writeTemporary(safetensorsBytes(header: header, data: floatBytes([0, 1, 2, 3]), align: 64), "b.safetensors")
+        let header = #"{"x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "m": {"dtype": "BOOL", "shape": [1], "data_offsets": [4, 5]}, "h": {"dtype": "F16", "shape": [1], "data_offsets": [5, 7]}}"#
+        let half: [Float16] = [3]
+        let data = floatBytes([2]) + [1] + half.withUnsafeBytes { Array($0) }
+        let url = try writeTemporary(safetensorsBytes(header: header, data: data, align: 64), "b.safetensors")
         defer { try? FileManager.default.removeItem(at: url) }
-        var tensor: Tensor?
-        var aligned: Tensor?
+        var tensors: [String: Tensor] = [:]
         do {
             let file = try SafetensorsFile(url: url)
-            tensor = try file.tensor(named: "w")
-            aligned = try file.tensor(named: "x")
+            tensors = try file.tensors()
         }
-        #expect(tensor?.isBorrowingMemory == false)
-        #expect(aligned?.isBorrowingMemory == true)
-        #expect(try await tensor?.shapedArray(of: Float.self).scalars == [1, 2, 3])
-        #expect(try await aligned?.shapedArray(of: Float.self).scalars == [0])
+        #expect(tensors["x"]?.isBorrowingMemory == true)
+        #expect(tensors["m"]?.isBorrowingMemory == true)
+        #expect(tensors["h"]?.isBorrowingMemory == false)
+        #expect(try await tensors["x"]?.shapedArray(of: Float.self).scalars == [2])
+        #expect(try await tensors["m"]?.shapedArray(of: Bool.self).scalars == [true])
+        #expect(try await tensors["h"]?.shapedArray(of: Float16.self).scalars == half)
     }
 
     static let oneFloat = floatBytes([1])

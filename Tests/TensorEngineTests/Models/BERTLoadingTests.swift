@@ -44,6 +44,12 @@ import Testing
         #expect { try BERTEncoder(folder: url) } throws: { ($0 as? FileFormatError)?.kind == .missingEntry }
     }
 
+    @Test func usesTheMappedMiniLMWeightsWithoutCopying() throws {
+        let encoder = try BERTEncoder(folder: try ModelFixture.folder())
+        #expect(encoder.weights.wordEmbeddings.isBorrowingMemory)
+        #expect(encoder.weights.layers.allSatisfy { $0.intermediate.weight.isBorrowingMemory && $0.outputNorm.scale.isBorrowingMemory })
+    }
+
     @Test func missingModelFolderIsATypedError() {
         #expect(throws: FileFormatError.self) { try SentenceEmbedder(folder: URL(fileURLWithPath: "/nonexistent/model")) }
     }
