@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "TensorEngine", targets: ["TensorEngine"]),
         .executable(name: "tensor-demo", targets: ["tensor-demo"]),
+        .executable(name: "tensorplan", targets: ["tensorplan"]),
         .executable(name: "tensorembed", targets: ["tensorembed"]),
     ],
     targets: [
@@ -28,6 +29,7 @@ let package = Package(
             dependencies: ["COpenBLAS"],
             swiftSettings: cpuFlags),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
+        .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
         .executableTarget(name: "tensorembed", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
     ]
