@@ -20,6 +20,8 @@ let usage = """
       --batch-size N    sentences evaluated together (default 32)
       --npy FILE        write the embeddings to FILE as a float32 [n, dim] .npy array instead
       --tokens          print each sentence's token ids as a JSON array instead of embedding
+      --repeat N        embed the input N more times after the first and report the latency
+                        (median and best, tokenizing and pooling included) on standard error
       -h, --help        show this help
 
     """
@@ -30,6 +32,7 @@ struct Options {
     var batchSize = 32
     var npyPath: String?
     var tokensOnly = false
+    var repeats = 0
 }
 
 struct UsageError: Error, CustomStringConvertible {
@@ -54,6 +57,10 @@ func parse(_ arguments: [String]) throws -> Options? {
             options.batchSize = size
         case "--npy": options.npyPath = try value(for: argument)
         case "--tokens": options.tokensOnly = true
+        case "--repeat":
+            let text = try value(for: argument)
+            guard let count = Int(text), count >= 0 else { throw UsageError(description: "--repeat needs a non-negative integer, not '\(text)'") }
+            options.repeats = count
         default: throw UsageError(description: "unknown argument '\(argument)'")
         }
     }
@@ -103,6 +110,18 @@ do {
     }
     let embedder = try SentenceEmbedder(folder: folder, batchSize: options.batchSize)
     let embeddings = try await embedder.embed(sentences, policy: options.policy)
+    if options.repeats > 0 {
+        var seconds: [Double] = []
+        for _ in 0..<options.repeats {
+            let start = ContinuousClock.now
+            _ = try await embedder.embed(sentences, policy: options.policy)
+            let elapsed = ContinuousClock.now - start
+            seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        }
+        seconds.sort()
+        let report = String(format: "tensorembed: %d sentences, median %.2f ms, best %.2f ms over %d runs", sentences.count, seconds[seconds.count / 2] * 1000, seconds[0] * 1000, seconds.count)
+        FileHandle.standardError.write(Data((report + "\n").utf8))
+    }
     if let path = options.npyPath {
         try embeddings.write(npy: URL(fileURLWithPath: path))
     } else {
