@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TensorEngine", targets: ["TensorEngine"]),
         .executable(name: "tensor-demo", targets: ["tensor-demo"]),
         .executable(name: "tensorplan", targets: ["tensorplan"]),
+        .executable(name: "tensorengine-check", targets: ["tensorengine-check"]),
         .executable(name: "tensorembed", targets: ["tensorembed"]),
     ],
     targets: [
@@ -30,6 +31,7 @@ let package = Package(
             swiftSettings: cpuFlags),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
         .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
+        .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
         .executableTarget(name: "tensorembed", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
     ]
