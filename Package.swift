@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "tensorengine-check", targets: ["tensorengine-check"]),
         .executable(name: "embed-kernels", targets: ["embed-kernels"]),
         .plugin(name: "EmbedKernels", targets: ["EmbedKernels"]),
+        .executable(name: "tensorembed", targets: ["tensorembed"]),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +43,7 @@ let package = Package(
         .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
         .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
         .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "COpenBLAS"], swiftSettings: cpuFlags),
+        .executableTarget(name: "tensorembed", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
     ]
 )

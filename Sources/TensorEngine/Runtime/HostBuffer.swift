@@ -26,12 +26,20 @@ enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A 64-byte-aligned block of host memory, released when the last reference goes.
+/// A block of host memory, released when the last reference goes.
+///
+/// Usually the buffer owns memory it allocated, 64-byte aligned. A buffer made with
+/// ``init(borrowing:byteCount:owner:)`` instead views memory another object keeps alive (a
+/// memory-mapped weights file), aligned only to its element type; it frees nothing and holds the
+/// owner until it goes. Kernels must therefore not assume more than element alignment for their
+/// inputs (vector loads use `loadUnaligned`).
 ///
 /// Written only while the executor builds the value in it, then read-only; hence `@unchecked Sendable`.
 final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     let byteCount: Int
+    /// The object that keeps borrowed memory alive, or `nil` when the buffer owns its memory.
+    let owner: (any AnyObject & Sendable)?
     var memorySpace: MemorySpace { .host }
 
     /// Allocates uninitialised memory, or throws ``TensorError/Kind/outOfMemory``.
@@ -43,9 +51,22 @@ final class HostBuffer: DeviceBuffer, @unchecked Sendable {
         }
         self.pointer = raw
         self.byteCount = byteCount
+        self.owner = nil
     }
 
-    deinit { free(pointer) }
+    /// Views `byteCount` bytes at `pointer` that `owner` keeps alive, without copying.
+    ///
+    /// The caller guarantees that `pointer` is aligned to the element type stored there and that
+    /// the memory stays valid and unchanged while `owner` lives.
+    init(borrowing pointer: UnsafeMutableRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
+        self.pointer = pointer
+        self.byteCount = byteCount
+        self.owner = owner
+    }
+
+    deinit {
+        if owner == nil { free(pointer) }
+    }
 
     /// The memory as elements of `T`.
     func elements<T>(as type: T.Type) -> UnsafeMutablePointer<T> {

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Sentence embeddings from a BERT model folder in sentence-transformers' layout (such as
+/// all-MiniLM-L6-v2): WordPiece tokenization, the encoder, mean pooling over the attention mask
+/// and L2 normalization.
+///
+/// Sentences are batched internally: sorted by token count so each batch pads little, then
+/// returned in the caller's order.
+///
+/// ```swift
+/// let embedder = try SentenceEmbedder(folder: modelFolder)
+/// let vectors = try await embedder.embed(["A man is eating food.", "Someone eats."])   // [2, 384]
+/// ```
+public struct SentenceEmbedder: Model {
+    /// The tokenizer, from `vocab.txt` and the folder's configuration files.
+    public let tokenizer: WordPieceTokenizer
+    /// The encoder, from `config.json` and `model.safetensors`.
+    public let encoder: BERTEncoder
+    /// The most sentences evaluated in one batch.
+    public var batchSize: Int
+
+    /// The input feature: one sentence, a string.
+    public static let textFeature = "text"
+    /// The output feature: the sentence's normalized embedding, a `Float` tensor `[hiddenSize]`.
+    public static let embeddingFeature = "embedding"
+    /// The output feature: the sentence's token ids, an `Int32` tensor.
+    public static let tokenIDsFeature = "token_ids"
+
+    /// Loads the tokenizer and the encoder from a model folder.
+    public init(folder: URL, batchSize: Int = 32) throws(FileFormatError) {
+        self.tokenizer = try WordPieceTokenizer(folder: folder)
+        self.encoder = try BERTEncoder(folder: folder)
+        self.batchSize = Swift.max(1, batchSize)
+        guard tokenizer.maximumLength <= encoder.configuration.maximumPositions else {
+            throw FileFormatError(.badHeader, format: "sentence_bert_config.json", path: folder.path, message: "max_seq_length \(tokenizer.maximumLength) exceeds the model's \(encoder.configuration.maximumPositions) positions")
+        }
+    }
+
+    /// The width of an embedding.
+    public var dimension: Int { encoder.configuration.hiddenSize }
+
+    /// The embeddings of a tokenized batch, `[batch.count, dimension]` (lazy).
+    public func embeddings(of batch: TokenizedBatch) -> Tensor {
+        encoder.sentenceEmbeddings(ids: batch.ids, mask: batch.mask)
+    }
+
+    /// Embeds sentences, `[sentences.count, dimension]`, in batches of at most ``batchSize``.
+    ///
+    /// - Parameter policy: the compute policy; by default the task-local one, else
+    ///   `TENSORENGINE_POLICY`, else `.all`.
+    public func embed(_ sentences: [String], policy: ComputePolicy? = nil) async throws(TensorError) -> ShapedArray<Float> {
+        let sequences = sentences.map(tokenizer.encode)
+        let order = sequences.indices.sorted { (sequences[$0].count, $0) > (sequences[$1].count, $1) }
+        var rows = [Float](repeating: 0, count: sentences.count * dimension)
+        for start in stride(from: 0, to: order.count, by: batchSize) {
+            let members = Array(order[start..<Swift.min(start + batchSize, order.count)])
+            let batch = TokenizedBatch(sequences: members.map { sequences[$0] }, paddingID: tokenizer.paddingID)
+            let result = embeddings(of: batch)
+            try await Tensor.evaluate([result], policy: policy)
+            let values = try await result.shapedArray(of: Float.self).scalars
+            for (row, sentence) in members.enumerated() {
+                rows.replaceSubrange(sentence * dimension..<(sentence + 1) * dimension, with: values[row * dimension..<(row + 1) * dimension])
+            }
+        }
+        return ShapedArray(unchecked: rows, shape: [sentences.count, dimension])
+    }
+
+    /// `["text"]`.
+    public var inputFeatureNames: Set<String> { [SentenceEmbedder.textFeature] }
+    /// `["embedding", "token_ids"]`.
+    public var outputFeatureNames: Set<String> { [SentenceEmbedder.embeddingFeature, SentenceEmbedder.tokenIDsFeature] }
+
+    /// The embedding and token ids of the input's `text`; the embedding's graph is built only when
+    /// that feature is asked for, and runs when it is materialized.
+    public func prediction(from input: any FeatureProvider) async throws -> any FeatureProvider {
+        try await predictions(from: [input])[0]
+    }
+
+    /// Predictions for several inputs as one batched graph: asking for any embedding builds it,
+    /// materializing one runs the batch, and the others then cost nothing.
+    public func predictions(from inputs: [any FeatureProvider]) async throws -> [any FeatureProvider] {
+        var texts: [String] = []
+        for input in inputs {
+            guard let text = input.featureValue(for: SentenceEmbedder.textFeature)?.stringValue else {
+                throw ModelInputError(featureName: SentenceEmbedder.textFeature, message: "a string feature named 'text' is required")
+            }
+            texts.append(text)
+        }
+        let batch = tokenizer.encodeBatch(texts)
+        let shared = LazyFeatureProvider(["batch": { [self] in .tensor(embeddings(of: batch)) }])
+        return batch.sequences.enumerated().map { row, ids in
+            LazyFeatureProvider([
+                SentenceEmbedder.tokenIDsFeature: { .tensor(Tensor(ids)) },
+                SentenceEmbedder.embeddingFeature: {
+                    guard let all = shared.featureValue(for: "batch")?.tensorValue else {
+                        return .tensor(Tensor(failed: TensorError(.backendFailure, op: "prediction", message: "the batch embedding is missing")))
+                    }
+                    return .tensor(all[row])
+                },
+            ])
+        }
+    }
+}
