@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "TensorEngine", targets: ["TensorEngine"]),
         .executable(name: "tensor-demo", targets: ["tensor-demo"]),
+        .executable(name: "tensorbench", targets: ["tensorbench"]),
     ],
     targets: [
         .systemLibrary(
@@ -27,6 +28,14 @@ let package = Package(
             dependencies: ["COpenBLAS"],
             swiftSettings: cpuFlags),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
+        // tensorbench's pure logic (statistics, report schema, comparison, table, SVG, arguments),
+        // kept apart from the measuring executable so the tests can reach it.
+        .target(name: "TensorBenchCore", dependencies: ["TensorEngine"]),
+        .executableTarget(
+            name: "tensorbench",
+            dependencies: ["TensorBenchCore", "TensorEngine", "COpenBLAS"],
+            swiftSettings: cpuFlags),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]
 )
