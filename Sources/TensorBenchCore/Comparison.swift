@@ -66,9 +66,10 @@ public enum Comparison {
     /// choice, else the fast CPU backend.
     public static let engineBackendsForPeers = ["auto", "openblas"]
 
-    /// Pairs every new row with the old row of the same workload and backend; an old row whose
-    /// backend the new report never ran (a peer such as `numpy`) is paired with the new report's
-    /// `auto` row of that workload (else its `openblas` row), so the engine shows beside its peers.
+    /// Pairs every new row with the old row of the same workload and backend; an old peer row
+    /// (`numpy`, `torch`) whose backend the new report never ran is paired with the new report's
+    /// `auto` row of that workload (else its `openblas` row), so the engine shows beside its peers;
+    /// likewise a new peer row whose backend the old report never ran meets the old engine row.
     public static func entries(new: BenchReport, old: BenchReport) -> [ComparisonEntry] {
         let newBackends = Set(new.rows.map(\.backend))
         var entries: [ComparisonEntry] = []
@@ -77,9 +78,15 @@ public enum Comparison {
                 entries.append(ComparisonEntry(new: row, old: match))
             }
         }
-        for oldRow in old.rows where !newBackends.contains(oldRow.backend) {
+        for oldRow in old.rows where oldRow.kind == .peer && !newBackends.contains(oldRow.backend) {
             let engine = engineBackendsForPeers.lazy.compactMap { new.row(workload: oldRow.workload, backend: $0) }.first
             if let engine { entries.append(ComparisonEntry(new: engine, old: oldRow)) }
+        }
+        // The other way round (a peers file compared with an engine report).
+        let oldBackends = Set(old.rows.map(\.backend))
+        for newRow in new.rows where newRow.kind == .peer && !oldBackends.contains(newRow.backend) {
+            let engine = engineBackendsForPeers.lazy.compactMap { old.row(workload: newRow.workload, backend: $0) }.first
+            if let engine { entries.append(ComparisonEntry(new: newRow, old: engine)) }
         }
         let order = Dictionary(new.rows.enumerated().map { ($0.element.workload, $0.offset) }, uniquingKeysWith: min)
         return entries.enumerated().sorted { a, b in

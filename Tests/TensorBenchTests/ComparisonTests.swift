@@ -41,6 +41,15 @@ import Testing
         #expect(table.contains("numpy"))
     }
 
+    @Test func peersAsTheNewReportMeetTheOldEngineRows() throws {
+        let engine = Fixtures.report([try Fixtures.row("gemm-64", "auto", min: 1, median: 2, p90: 3)])
+        let peers = Fixtures.report([try Fixtures.row("gemm-64", "numpy", kind: .peer, min: 4, median: 4, p90: 4)], tool: "peers.py")
+        let entries = Comparison.entries(new: peers, old: engine)
+        #expect(entries.map { "\($0.newBackend)/\($0.oldBackend)" } == ["numpy/auto"])
+        #expect(entries.first?.ratio == 2)
+        #expect(entries.first?.verdict == .slower)
+    }
+
     @Test func formatsRatiosAndTimes() {
         #expect(Format.ratio(0.5) == "0.50×")
         #expect(Format.ratio(12.34) == "12.3×")
