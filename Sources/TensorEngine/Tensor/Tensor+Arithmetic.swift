@@ -2,9 +2,6 @@ extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
     static func binary(_ op: BinaryOp, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
         if let failed = [a, b].first(where: { $0.error != nil }) { return failed }
-        // A scalar literal takes the other operand's scalar type.
-        if let value = a.literalValue, b.literalValue == nil, a.dtype != b.dtype { return binary(op, scalar(value, b.dtype), b, at: location) }
-        if let value = b.literalValue, a.literalValue == nil, a.dtype != b.dtype { return binary(op, a, scalar(value, a.dtype), at: location) }
         guard let shape = Op.broadcastShape(a.shape, b.shape) else {
             return Tensor(failed: TensorError(
                 .shapeMismatch, op: op.rawValue, operandShapes: [a.shape, b.shape],

@@ -104,7 +104,8 @@ extension Tensor {
     }
 
     /// A rank-1 `Int32` tensor of the values `start, start + stride, ...` below `end` (above it for
-    /// a negative stride).
+    /// a negative stride). With plain literals the `Float` form is chosen, as in MLTensor.
+    @_disfavoredOverload
     public init(rangeFrom start: Int32, to end: Int32, by stride: Int32, file: StaticString = #fileID, line: UInt = #line) {
         let location = SourceLocation(file, line)
         guard stride != 0 else {
@@ -158,23 +159,11 @@ extension Tensor {
     }
 }
 
-extension Tensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, ExpressibleByArrayLiteral {
-    /// A rank-0 `Float` tensor: `let x: Tensor = 2.5`.
-    public init(floatLiteral value: Float) {
-        self = Tensor.literal(Double(value))
-    }
-
-    /// A rank-0 `Float` tensor: `let x: Tensor = 2`.
-    public init(integerLiteral value: Int) {
-        self = Tensor.literal(Double(value))
-    }
-
-    static func literal(_ value: Double) -> Tensor {
-        let constant = Tensor.constant([Float(value)], shape: [], op: "literal", at: nil)
-        guard let node = constant.node else { return constant }
-        return Tensor(node: node, literalValue: value)
-    }
-
+/// Array literals make rank-1 `Float` tensors. Scalar literals are deliberately not supported:
+/// a `Tensor` that is `ExpressibleByIntegerLiteral` makes ordinary code such as
+/// `[Float].reduce(0, +)` ambiguous wherever the module is imported. Scalars mix with tensors
+/// through the `Tensor`–`Float` operators instead (`x - 3`, `2 * x`), which take the tensor's type.
+extension Tensor: ExpressibleByArrayLiteral {
     /// A rank-1 `Float` tensor: `let x: Tensor = [1, 2, 3]`.
     public init(arrayLiteral elements: Float...) {
         self = Tensor.constant(elements, shape: [elements.count], op: "literal", at: nil)

@@ -16,20 +16,15 @@ public struct Tensor: Sendable {
     let node: Node?
     /// The first error in this tensor's history, or `nil` if it is valid.
     public let error: TensorError?
-    /// The value of a scalar literal (`x - 3`, `let t: Tensor = 2`). Like a Python scalar in NumPy
-    /// or JAX, a literal takes the scalar type of the tensor it meets in a binary op.
-    let literalValue: Double?
 
-    init(node: Node, literalValue: Double? = nil) {
+    init(node: Node) {
         self.node = node
         self.error = nil
-        self.literalValue = literalValue
     }
 
     init(failed error: TensorError) {
         self.node = nil
         self.error = error
-        self.literalValue = nil
     }
 
     /// The extent of each dimension (`[]` for a tensor that carries an error).
