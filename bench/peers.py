@@ -179,11 +179,13 @@ class NumPyPeer:
 
 class TorchPeer(NumPyPeer):
     name = "torch"
-    note = "torch.set_num_threads(2), inference mode, exact (erf) GELU"
+    threads = 2
 
     def __init__(self):
         import torch
-        torch.set_num_threads(2)
+        torch.set_num_threads(self.threads)
+        torch.set_grad_enabled(False)
+        self.note = f"torch.set_num_threads({self.threads}), no autograd, exact (erf) GELU"
         self.torch = torch
         self.version = torch.__version__
         import numpy
@@ -327,7 +329,15 @@ def main(argv):
     parser.add_argument("--budget", type=float, help="seconds of measured runs per row (default 0.25 quick, 1 full)")
     parser.add_argument("--iterations", type=int, default=1000, help="at most this many measured runs per row")
     parser.add_argument("--json", help="write the report here")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="BLAS / intra-op threads for both peers (default 2, as the engine uses on this machine)")
     args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error("--threads needs a whole number >= 1")
+    # Must be set before NumPy (its OpenBLAS) or PyTorch load.
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = str(args.threads)
+    TorchPeer.threads = args.threads
     known = [w["name"] for w in WORKLOADS]
     for name in args.workload:
         if name not in known:
@@ -355,6 +365,7 @@ def main(argv):
             continue
         peers.append(peer)
         versions[cls.name] = peer.version
+        versions["threads"] = str(args.threads)
         statuses.append({"name": cls.name, "available": True, "detail": f"{peer.version}; {peer.note}"})
     if "numpy" in versions:
         try:
