@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TensorEngine", targets: ["TensorEngine"]),
         .executable(name: "tensor-demo", targets: ["tensor-demo"]),
         .executable(name: "tensorbench", targets: ["tensorbench"]),
+        .executable(name: "tensorplan", targets: ["tensorplan"]),
     ],
     targets: [
         .systemLibrary(
@@ -35,6 +36,7 @@ let package = Package(
             name: "tensorbench",
             dependencies: ["TensorBenchCore", "TensorEngine", "COpenBLAS"],
             swiftSettings: cpuFlags),
+        .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]

@@ -105,10 +105,12 @@ struct Planner {
             let option = options[index]
             let destination = backend(wanted[candidate.node.id] ?? option.supported[0])
             let bytes = candidate.node.signature.byteCount
-            // Ties go to the earlier backend in preference order (deterministic).
-            var best = option.supported[0]
+            // Ties go to the consumer's backend, then to the earlier one in preference order, so
+            // free steps (views) stay where their value is used and the plan is deterministic.
+            let ordered = option.supported.filter { $0 == destination.kind } + option.supported.filter { $0 != destination.kind }
+            var best = ordered[0]
             var bestCost = Double.infinity
-            for kind in option.supported {
+            for kind in ordered {
                 let cost = (option.total[kind] ?? .infinity) + transferSeconds(bytes, from: space(of: kind), to: destination)
                 if cost < bestCost - 1e-15 {
                     best = kind

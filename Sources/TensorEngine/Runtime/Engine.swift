@@ -18,8 +18,11 @@ package final class Engine: Sendable {
         ]
         self.backends = backends
         self.unavailable = unavailable
+        let stored = ProfileStore.load()
         var profiles: [BackendKind: DeviceProfile] = [:]
-        for backend in backends { profiles[backend.kind] = DefaultProfiles.profile(for: backend) }
+        for backend in backends {
+            profiles[backend.kind] = stored[ProfileStore.key(backend.kind, backend.deviceName)] ?? DefaultProfiles.profile(for: backend)
+        }
         self.profiles = profiles
     }
 

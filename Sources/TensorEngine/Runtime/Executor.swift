@@ -65,7 +65,6 @@ struct Executor {
             guard let backend = backend(step.backend) else {
                 throw TensorError(.backendFailure, op: step.node.op.name, message: "backend \(step.backend) is not available")
             }
-            let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
             var inputs: [Value] = []
             for operand in step.operands {
                 guard var value = values[operand.id] else {
@@ -77,6 +76,8 @@ struct Executor {
                 }
                 inputs.append(value)
             }
+            if measure { try backend.synchronize() }
+            let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
             let output = try backend.execute(step.kernel, inputs: inputs, output: step.node.signature)
             if measure {
                 try backend.synchronize()

@@ -69,8 +69,8 @@ enum BlockKernels {
         case .subtract: map(n, a, b, out) { $0 - $1 }
         case .multiply: map(n, a, b, out) { $0 * $1 }
         case .divide: map(n, a, b, out) { $0 / $1 }
-        case .minimum: map(n, a, b, out) { VectorMath.propagatingNaN(pointwiseMin($0, $1), $0, $1) }
-        case .maximum: map(n, a, b, out) { VectorMath.propagatingNaN(pointwiseMax($0, $1), $0, $1) }
+        case .minimum: map(n, a, b, out) { VectorMath.propagatingNaN(VectorMath.lesser($0, $1), $0, $1) }
+        case .maximum: map(n, a, b, out) { VectorMath.propagatingNaN(VectorMath.greater($0, $1), $0, $1) }
         case .equal: map(n, a, b, out) { VectorMath.indicator($0 .== $1) }
         case .notEqual: map(n, a, b, out) { VectorMath.indicator($0 .!= $1) }
         case .less: map(n, a, b, out) { VectorMath.indicator($0 .< $1) }

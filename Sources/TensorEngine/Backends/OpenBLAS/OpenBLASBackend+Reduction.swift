@@ -57,8 +57,8 @@ extension OpenBLASBackend {
             switch reduction {
             case .sum, .mean: acc += v
             case .product: acc *= v
-            case .max: acc = pointwiseMax(acc, v); sawNaN = sawNaN || any(v .!= v)
-            case .min: acc = pointwiseMin(acc, v); sawNaN = sawNaN || any(v .!= v)
+            case .max: acc = VectorMath.greater(acc, v); sawNaN = sawNaN || any(v .!= v)
+            case .min: acc = VectorMath.lesser(acc, v); sawNaN = sawNaN || any(v .!= v)
             }
         }
         var i = 0
@@ -101,8 +101,8 @@ extension OpenBLASBackend {
         switch reduction {
         case .sum, .mean: BlockKernels.map(n, UnsafePointer(target), row, target) { $0 + $1 }
         case .product: BlockKernels.map(n, UnsafePointer(target), row, target) { $0 * $1 }
-        case .max: BlockKernels.map(n, UnsafePointer(target), row, target) { VectorMath.propagatingNaN(pointwiseMax($0, $1), $0, $1) }
-        case .min: BlockKernels.map(n, UnsafePointer(target), row, target) { VectorMath.propagatingNaN(pointwiseMin($0, $1), $0, $1) }
+        case .max: BlockKernels.map(n, UnsafePointer(target), row, target) { VectorMath.propagatingNaN(VectorMath.greater($0, $1), $0, $1) }
+        case .min: BlockKernels.map(n, UnsafePointer(target), row, target) { VectorMath.propagatingNaN(VectorMath.lesser($0, $1), $0, $1) }
         }
     }
 

@@ -11,19 +11,21 @@ enum VectorMath {
     /// `eˣ` by range reduction to `r ∈ [-ln2/2, ln2/2]`, a degree-6 polynomial, and scaling by 2ⁿ.
     @inline(__always)
     static func exp(_ x: FloatVector) -> FloatVector {
-        let clamped = x.clamped(lowerBound: FloatVector(repeating: -87.33), upperBound: FloatVector(repeating: 88.72))
+        let clamped = lesser(greater(x, FloatVector(repeating: -87.33)), FloatVector(repeating: 88.72))
         let n = (clamped * 1.442_695_04 + 0.5).rounded(.down)
         var r = clamped - n * 0.693_359_375
         r = r + n * 2.121_944_40e-4
         var p = FloatVector(repeating: 1.987_569_150_0e-4)
-        p = p * r + 1.398_199_950_7e-3
-        p = p * r + 8.333_451_907_3e-3
-        p = p * r + 4.166_579_589_4e-2
-        p = p * r + 1.666_666_545_9e-1
-        p = p * r + 5.000_000_120_1e-1
-        p = p * (r * r) + r + 1
-        // 2ⁿ as 2ⁿ⁻¹·2, so that n = 128 (x near ln(FLT_MAX)) stays finite.
-        let exponent = (SIMD8<Int32>(n) &+ 126) &<< 23
+        p = fma(p, r, 1.398_199_950_7e-3)
+        p = fma(p, r, 8.333_451_907_3e-3)
+        p = fma(p, r, 4.166_579_589_4e-2)
+        p = fma(p, r, 1.666_666_545_9e-1)
+        p = fma(p, r, 5.000_000_120_1e-1)
+        p = (r + 1).addingProduct(p, r * r)
+        // 2ⁿ as 2ⁿ⁻¹·2, so that n = 128 (x near ln(FLT_MAX)) stays finite. The integer n is read
+        // from the bits of n + 1.5·2²³ (the generic SIMD float-to-int conversion is scalar code).
+        let integer = unsafeBitCast(n + 12_582_912, to: SIMD8<Int32>.self) &- 0x4B40_0000
+        let exponent = (integer &+ 126) &<< 23
         var result = p * unsafeBitCast(exponent, to: FloatVector.self) * 2
         result.replace(with: 0, where: x .< -87.33)
         result.replace(with: .infinity, where: x .> 88.72)
@@ -31,21 +33,32 @@ enum VectorMath {
         return result
     }
 
-    /// `tanh(x)`: an odd polynomial near zero, `1 - 2/(e²ˣ + 1)` elsewhere.
+    /// `c + p·x` as one fused multiply-add per lane (`vfmadd` with AVX2/FMA).
+    @inline(__always)
+    static func fma(_ p: FloatVector, _ x: FloatVector, _ c: Float) -> FloatVector {
+        FloatVector(repeating: c).addingProduct(p, x)
+    }
+
+    /// `tanh(x)` by a [13/6] rational minimax fit on [-7.9, 7.9] (saturated outside): within
+    /// 4e-6 relative of the C library over [-12, 12], checked in the parity suite.
     @inline(__always)
     static func tanh(_ x: FloatVector) -> FloatVector {
-        let magnitude = abs(x)
-        let z = x * x
-        var small = FloatVector(repeating: -5.704_988_727_45e-3)
-        small = small * z + 2.063_908_879_54e-2
-        small = small * z - 5.373_971_555_31e-2
-        small = small * z + 1.333_144_220_36e-1
-        small = small * z - 3.333_328_194_22e-1
-        small = small * z * x + x
-        var large = 1 - 2 / (exp(2 * magnitude) + 1)
-        large.replace(with: -large, where: x .< 0)
-        var result = large
-        result.replace(with: small, where: magnitude .< 0.625)
+        let bound: Float = 7.905_311_107_635_498
+        let t = lesser(greater(x, FloatVector(repeating: -bound)), FloatVector(repeating: bound))
+        let t2 = t * t
+        var p = FloatVector(repeating: -2.760_768_477_423_55e-16)
+        p = fma(p, t2, 2.000_187_904_824_77e-13)
+        p = fma(p, t2, -8.604_671_522_137_35e-11)
+        p = fma(p, t2, 5.122_297_090_371_14e-08)
+        p = fma(p, t2, 1.485_722_357_179_79e-05)
+        p = fma(p, t2, 6.372_619_288_754_36e-04)
+        p = fma(p, t2, 4.893_524_558_917_86e-03)
+        var q = FloatVector(repeating: 1.198_258_394_667_02e-06)
+        q = fma(q, t2, 1.185_347_056_866_54e-04)
+        q = fma(q, t2, 2.268_434_632_439_00e-03)
+        q = fma(q, t2, 4.893_525_185_543_85e-03)
+        var result = p * t / q
+        result.replace(with: x, where: abs(x) .< 0.0004)
         result.replace(with: x, where: x .!= x)
         return result
     }
@@ -56,27 +69,37 @@ enum VectorMath {
         1 / (1 + exp(-x))
     }
 
-    /// `erf(x)` from a Chebyshev fit of `erfc` with fractional error below 1.2e-7.
+    /// `erf(x)` by a [13/8] rational minimax fit on [-4, 4] (±1 beyond): within 4e-6 relative of
+    /// the C library over [-12, 12], checked in the parity suite.
     @inline(__always)
     static func erf(_ x: FloatVector) -> FloatVector {
-        let z = abs(x)
-        let t = 1 / (1 + 0.5 * z)
-        var p = FloatVector(repeating: 0.170_872_77)
-        p = p * t - 0.822_152_23
-        p = p * t + 1.488_515_87
-        p = p * t - 1.135_203_98
-        p = p * t + 0.278_868_07
-        p = p * t - 0.186_288_06
-        p = p * t + 0.096_784_18
-        p = p * t + 0.374_091_96
-        p = p * t + 1.000_023_68
-        p = p * t - 1.265_512_23
-        let complement = t * exp(p - z * z)
-        var result = 1 - complement
-        result.replace(with: -result, where: x .< 0)
+        let t = lesser(greater(x, FloatVector(repeating: -4)), FloatVector(repeating: 4))
+        let t2 = t * t
+        var p = FloatVector(repeating: -2.726_142_258_013_06e-10)
+        p = fma(p, t2, 2.770_681_424_959_02e-08)
+        p = fma(p, t2, -2.101_024_020_825_08e-06)
+        p = fma(p, t2, -5.692_506_394_623_46e-05)
+        p = fma(p, t2, -7.349_906_303_268_55e-04)
+        p = fma(p, t2, -2.954_599_808_540_25e-03)
+        p = fma(p, t2, -1.609_603_332_624_15e-02)
+        var q = FloatVector(repeating: -1.456_607_184_649_96e-05)
+        q = fma(q, t2, -2.133_740_552_789_05e-04)
+        q = fma(q, t2, -1.682_826_974_382_03e-03)
+        q = fma(q, t2, -7.373_329_167_204_68e-03)
+        q = fma(q, t2, -1.426_473_905_141_89e-02)
+        var result = p * t / q
         result.replace(with: x, where: x .!= x)
         return result
     }
+
+    /// The lane-wise smaller value (`b` where `b < a`). The standard library's `pointwiseMin`
+    /// handles NaN lane by lane in scalar code and is several times slower.
+    @inline(__always)
+    static func lesser(_ a: FloatVector, _ b: FloatVector) -> FloatVector { a.replacing(with: b, where: b .< a) }
+
+    /// The lane-wise larger value (`b` where `b > a`).
+    @inline(__always)
+    static func greater(_ a: FloatVector, _ b: FloatVector) -> FloatVector { a.replacing(with: b, where: b .> a) }
 
     @inline(__always)
     static func abs(_ x: FloatVector) -> FloatVector {

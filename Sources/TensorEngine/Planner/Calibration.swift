@@ -1,0 +1,111 @@
+import Dispatch
+
+/// Measures a backend's device profile by running small probes through the engine itself.
+///
+/// Each probe is a real op evaluated under a single-backend policy; the best of several runs is
+/// kept. Sizes shrink for the naive backend, whose loops are slow. The whole calibration of the
+/// CPU backends takes a few seconds; at most ~30 s with OpenCL.
+package enum Calibration {
+    /// Calibrates every available backend and stores the profiles on disk.
+    package static func calibrateAll(progress: (String) -> Void) throws -> [DeviceProfile] {
+        var profiles: [DeviceProfile] = []
+        for backend in Engine.shared.backends {
+            progress("calibrating \(backend.kind) (\(backend.deviceName))")
+            profiles.append(try calibrate(backend))
+        }
+        try ProfileStore.save(profiles)
+        return profiles
+    }
+
+    /// The best-of-`runs` seconds of the probe's op on one backend: the plan runs in measure mode
+    /// and only the kernel steps count (copies of the host inputs do not).
+    static func seconds(_ backend: any Backend, runs: Int, budget: Double = 2, _ build: () -> Tensor) throws(TensorError) -> Double {
+        var best = Double.infinity
+        let started = DispatchTime.now().uptimeNanoseconds
+        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.kind))
+        for _ in 0..<runs {
+            let target = build()
+            guard let node = target.node else { throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
+            let plan = try planner.plan(targets: [node])
+            let (_, _, steps) = try Executor(backends: [backend]).run(plan, measure: true)
+            best = min(best, steps.reduce(0, +))
+            if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget { break }
+        }
+        return best
+    }
+
+    static func calibrate(_ backend: any Backend) throws(TensorError) -> DeviceProfile {
+        let slow = backend.kind == .naive
+        let scale = slow ? 4 : 1
+        func constant(_ shape: [Int], _ seed: Int) throws(TensorError) -> Tensor {
+            let t = Tensor(randomNormal: shape, seed: seed)
+            guard let node = t.node else { throw t.error ?? TensorError(.invalidArgument, op: "calibrate", message: "probe input") }
+            // Inputs live on the host as constants; the probe measures the op, not their creation.
+            _ = node
+            return t
+        }
+        // Launch latency: a one-element op, dominated by fixed costs.
+        let one = try constant([1], 1)
+        let launch = try seconds(backend, runs: 200, budget: 1) { one + one }
+
+        let large = slow ? 96 : 512
+        let a = try constant([large, large], 2)
+        let b = try constant([large, large], 3)
+        let largeTime = try seconds(backend, runs: slow ? 1 : 5) { a.matmul(b) }
+        let largeGFLOPS = 2 * pow3(large) / max(largeTime - launch, 1e-9) / 1e9
+
+        let small = 64
+        let c = try constant([small, small], 4)
+        let smallTime = try seconds(backend, runs: 20) { c.matmul(c) }
+        let smallGFLOPS = 2 * pow3(small) / max(smallTime - launch, 1e-9) / 1e9
+
+        let k = slow ? 256 : 768
+        let v = try constant([1, k], 5)
+        let m = try constant([k, k], 6)
+        let skinnyTime = try seconds(backend, runs: 20) { v.matmul(m) }
+        let skinnyGFLOPS = 2 * Double(k * k) / max(skinnyTime - launch, 1e-9) / 1e9
+
+        let count = (1 << 22) / (scale * scale)
+        let x = try constant([count], 7)
+        let y = try constant([count], 8)
+        let streamTime = try seconds(backend, runs: 10) { x + y }
+        let stream = Double(3 * count * 4) / max(streamTime - launch, 1e-9) / 1e9
+
+        let rows = 1024 / scale
+        let r = try constant([rows, 1024], 9)
+        let reduceTime = try seconds(backend, runs: 10) { r.sum(alongAxes: 1) }
+        let reduce = Double((rows * 1024 + rows) * 4) / max(reduceTime - launch, 1e-9) / 1e9
+
+        let expTime = try seconds(backend, runs: 10) { x.exp() }
+        let arithmetic = UnaryOp.exp.flopsPerElement * Double(count) / max(expTime - launch, 1e-9) / 1e9
+
+        var transfer: Double?
+        if backend.memorySpace != .host {
+            let bytes = 16 << 20
+            let host = try constant([bytes / 4], 10)
+            guard let value = host.node?.storedResult else { throw TensorError(.backendFailure, op: "calibrate", message: "no host probe") }
+            var best = Double.infinity
+            for _ in 0..<5 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let uploaded = try backend.upload(value)
+                _ = try backend.download(uploaded)
+                try backend.synchronize()
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+            transfer = Double(2 * bytes) / best / 1e9
+        }
+        var profile = DefaultProfiles.profile(for: backend)
+        profile.matmulLargeGFLOPS = largeGFLOPS
+        profile.matmulSmallGFLOPS = smallGFLOPS
+        profile.matmulSkinnyGFLOPS = skinnyGFLOPS
+        profile.streamGBPerSecond = stream
+        profile.reduceGBPerSecond = reduce
+        profile.elementwiseGFLOPS = arithmetic
+        profile.launchSeconds = launch
+        profile.transferGBPerSecond = transfer ?? profile.transferGBPerSecond
+        profile.calibrated = true
+        return profile
+    }
+
+    private static func pow3(_ n: Int) -> Double { Double(n) * Double(n) * Double(n) }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Device profiles measured by `tensorplan calibrate`, cached on disk so later processes plan with
+/// measured numbers at no cost.
+///
+/// The file (`$TENSORENGINE_CACHE_DIR/profiles.json`, default `~/.cache/tensorengine/profiles.json`)
+/// maps `backend|device name|build flavour` to a profile; the device name carries the library or driver version,
+/// so an upgrade misses the cache instead of reusing stale numbers. An unreadable or corrupt file is
+/// ignored with a warning and replaced by the next calibration.
+package enum ProfileStore {
+    static let schemaVersion = 1
+
+    struct File: Codable {
+        var schemaVersion: Int
+        var profiles: [String: DeviceProfile]
+    }
+
+    /// The cache directory.
+    package static var directory: URL {
+        if let custom = ProcessInfo.processInfo.environment["TENSORENGINE_CACHE_DIR"], !custom.isEmpty {
+            return URL(fileURLWithPath: custom)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine")
+    }
+
+    package static var fileURL: URL { directory.appendingPathComponent("profiles.json") }
+
+    /// Debug builds run the Swift kernels many times slower, so they keep profiles of their own.
+    #if DEBUG
+    static let buildFlavor = "debug"
+    #else
+    static let buildFlavor = "release"
+    #endif
+
+    static func key(_ backend: BackendKind, _ deviceName: String) -> String { "\(backend.rawValue)|\(deviceName)|\(buildFlavor)" }
+
+    /// The stored profiles, or none (with a warning on standard error) when the file is corrupt.
+    static func load(from url: URL = fileURL, warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) -> [String: DeviceProfile] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [:] }
+        do {
+            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+            guard file.schemaVersion == schemaVersion else {
+                warn("tensorengine: ignoring device profiles in \(url.path): schema \(file.schemaVersion), expected \(schemaVersion); run `tensorplan calibrate`")
+                return [:]
+            }
+            return file.profiles
+        } catch {
+            warn("tensorengine: ignoring unreadable device profiles in \(url.path) (\(error.localizedDescription)); run `tensorplan calibrate` to replace them")
+            return [:]
+        }
+    }
+
+    /// Adds profiles to the file, written atomically (a temporary file renamed into place).
+    static func save(_ profiles: [DeviceProfile], to url: URL = fileURL) throws {
+        var stored = load(from: url, warn: { _ in })
+        for profile in profiles { stored[key(profile.backend, profile.deviceName)] = profile }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(File(schemaVersion: schemaVersion, profiles: stored))
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url, options: .atomic)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import TensorEngine
+
+/// `tensorplan`: dumps the compute plan of any named workload, calibrates device profiles, and
+/// lists backends. Hand-written argument parsing (no outside packages are used).
+let usage = """
+    usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure]
+           tensorplan calibrate
+           tensorplan devices
+           tensorplan quality [--policy POLICY]
+           tensorplan list
+
+      WORKLOAD          a tensorbench workload name (see `tensorplan list`)
+      --format FORMAT   text (an aligned table, the default), json, or dot (Graphviz)
+      --policy POLICY   \(ComputePolicy.names.joined(separator: ", ")) (default: auto, or TENSORENGINE_POLICY)
+      --measure         run the plan and show each operation's measured time beside its estimate
+      calibrate         measure every available backend's profile (a few seconds) and store it
+      devices           list backends, their devices and profiles, and why any is unavailable
+      quality           estimated vs measured per-op times over every workload: Spearman rank
+                        correlation and median relative error per backend, and planning cost
+      list              list the workloads
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("tensorplan: \(message)\n".utf8))
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(arguments.isEmpty ? 2 : 0)
+}
+
+var format = "text"
+var policyName: String?
+var measure = false
+var positional: [String] = []
+var index = 0
+while index < arguments.count {
+    let argument = arguments[index]
+    switch argument {
+    case "--format":
+        guard index + 1 < arguments.count else { fail("--format needs a value: text, json or dot") }
+        format = arguments[index + 1]
+        guard ["text", "json", "dot"].contains(format) else { fail("unknown format '\(format)'; valid: text, json, dot") }
+        index += 2
+    case "--policy":
+        guard index + 1 < arguments.count else { fail("--policy needs a value") }
+        policyName = arguments[index + 1]
+        index += 2
+    case "--measure":
+        measure = true
+        index += 1
+    default:
+        guard !argument.hasPrefix("-") else { fail("unknown option '\(argument)' (see --help)") }
+        positional.append(argument)
+        index += 1
+    }
+}
+guard positional.count == 1 else { fail("expected one command or workload name (see --help)") }
+
+let policy: ComputePolicy?
+do {
+    policy = try policyName.map(ComputePolicy.init(name:))
+} catch {
+    fail(error.description)
+}
+
+func describeProfile(_ profile: DeviceProfile) -> String {
+    String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, arithmetic %.1f GFLOP/s, launch %.1f µs, transfer %@, %d threads, %@",
+           profile.matmulLargeGFLOPS, profile.matmulSmallGFLOPS, profile.matmulSkinnyGFLOPS, profile.streamGBPerSecond,
+           profile.reduceGBPerSecond, profile.elementwiseGFLOPS, profile.launchSeconds * 1e6,
+           profile.transferGBPerSecond.map { String(format: "%.1f GB/s", $0) } ?? "none (host memory)", profile.threads,
+           profile.calibrated ? "calibrated" : "uncalibrated defaults")
+}
+
+switch positional[0] {
+case "list":
+    for workload in Workload.all { print(workload.name.padding(toLength: 16, withPad: " ", startingAt: 0), workload.summary) }
+case "devices":
+    for status in BackendStatus.all {
+        if let profile = status.profile, let device = status.deviceName {
+            print("\(status.kind): \(device)\n    \(describeProfile(profile))")
+        } else {
+            print("\(status.kind): unavailable: \(status.unavailableReason ?? "unknown")")
+        }
+    }
+    print("profiles: \(ProfileStore.fileURL.path)")
+case "calibrate":
+    do {
+        let profiles = try Calibration.calibrateAll { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        for profile in profiles { print("\(profile.backend): \(describeProfile(profile))") }
+        print("stored in \(ProfileStore.fileURL.path)")
+    } catch {
+        fail("calibration failed: \(error)")
+    }
+case "quality":
+    await runQuality(policy: policy ?? .all)
+case let name:
+    guard let workload = Workload.named(name) else {
+        fail("unknown workload '\(name)'; valid: \(Workload.all.map(\.name).joined(separator: ", "))")
+    }
+    do {
+        let inputs = workload.makeInputs()
+        try await Tensor.evaluate(inputs)
+        var plan = try ComputePlan(for: workload.graph(inputs), policy: policy)
+        if measure { plan = try await plan.measured() }
+        switch format {
+        case "json": print(plan.json())
+        case "dot": print(plan.dot())
+        default: print(plan.text())
+        }
+    } catch {
+        fail(error.description)
+    }
+}

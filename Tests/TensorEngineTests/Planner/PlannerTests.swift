@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+@testable import TensorEngine
+
+/// A device backend for planning tests: claims what it is told, runs nothing.
+final class SyntheticDevice: Backend {
+    let kind: BackendKind
+    let memorySpace: MemorySpace
+    let lacks: Set<OpKind>
+    var deviceName: String { "synthetic \(kind)" }
+
+    init(kind: BackendKind, memorySpace: MemorySpace, lacks: Set<OpKind> = []) {
+        self.kind = kind
+        self.memorySpace = memorySpace
+        self.lacks = lacks
+    }
+
+    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
+        switch kernel {
+        case .op(let op): lacks.contains(op.kind) || op == .constant ? .unsupported(reason: "synthetic gap") : .supported
+        case .fused: .supported
+        }
+    }
+    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
+        throw TensorError(.backendFailure, op: "synthetic", message: "planning only")
+    }
+    func upload(_ value: Value) throws(TensorError) -> Value { value }
+    func download(_ value: Value) throws(TensorError) -> Value { value }
+    func synchronize() throws(TensorError) {}
+}
+
+@Suite("Planner")
+struct PlannerTests {
+    static func profile(_ kind: BackendKind, gflops: Double, bandwidth: Double, launch: Double, link: Double?) -> DeviceProfile {
+        DeviceProfile(backend: kind, deviceName: "synthetic", matmulLargeGFLOPS: gflops, matmulSmallGFLOPS: gflops, matmulSkinnyGFLOPS: gflops,
+                      streamGBPerSecond: bandwidth, reduceGBPerSecond: bandwidth, elementwiseGFLOPS: gflops, launchSeconds: launch,
+                      transferGBPerSecond: link, threads: 1, calibrated: true)
+    }
+
+    /// A CPU at 50 GFLOP/s and a GPU 100× faster behind a 1 GB/s link with 20 µs launches.
+    static func planner(policy: ComputePolicy = .all, gpuLacks: Set<OpKind> = []) -> Planner {
+        let cpu = SyntheticDevice(kind: .openblas, memorySpace: .host)
+        let gpu = SyntheticDevice(kind: .opencl, memorySpace: .openCL(device: 0), lacks: gpuLacks)
+        return Planner(
+            backends: [cpu, gpu],
+            profiles: [
+                .openblas: profile(.openblas, gflops: 50, bandwidth: 10, launch: 1e-6, link: nil),
+                .opencl: profile(.opencl, gflops: 5000, bandwidth: 1000, launch: 2e-5, link: 1),
+            ],
+            policy: policy)
+    }
+
+    func plan(_ tensors: [Tensor], _ planner: Planner = planner()) throws -> ComputePlan {
+        ComputePlan(try planner.plan(targets: tensors.compactMap(\.node)), cached: false)
+    }
+
+    @Test func smallOpStaysOffASlowLink() throws {
+        let x = Tensor([1, 2, 3, 4] as [Float])
+        let result = try plan([(x * x).exp()])
+        #expect(result.operations.allSatisfy { $0.deviceUsage.preferred == .openblas })
+        #expect(result.transferBytes == 0)
+    }
+
+    @Test func largeMatmulGoesToTheFastDevice() throws {
+        let a = Tensor(shape: [1024, 1024], scalars: [Float](repeating: 1, count: 1 << 20))
+        let product = a.matmul(a)
+        let result = try plan([product])
+        let matmul = try #require(result.operations.first { $0.op == "matmul" })
+        #expect(matmul.deviceUsage.preferred == .opencl)
+        #expect(matmul.deviceUsage.supported == [.openblas, .opencl])
+        #expect(!matmul.copies.isEmpty, "its operand is copied to the device")
+        #expect(result.transferBytes > 0)
+    }
+
+    @Test func anOpOnlyOneBackendHasGoesThere() throws {
+        let a = Tensor(zeros: [1024, 1024])
+        let result = try plan([a.matmul(a).softmax()], Self.planner(gpuLacks: [.softmax]))
+        let softmax = try #require(result.operations.first { $0.op == "softmax" })
+        #expect(softmax.deviceUsage.preferred == .openblas)
+        #expect(softmax.deviceUsage.supported == [.openblas])
+        #expect(softmax.reason == "only openblas supports it")
+    }
+
+    @Test func policiesAreObeyed() throws {
+        let a = Tensor(zeros: [1024, 1024])
+        let product = a.matmul(a).relu()
+        let cpu = try plan([product], Self.planner(policy: .cpuOnly))
+        #expect(cpu.operations.allSatisfy { $0.deviceUsage.preferred == .openblas })
+        let gpu = try plan([product], Self.planner(policy: .only(.opencl)))
+        #expect(gpu.operations.allSatisfy { $0.deviceUsage.preferred == .opencl })
+        #expect(throws: TensorError.self) { try Self.planner(policy: .only(.naive)).plan(targets: product.node.map { [$0] } ?? []) }
+    }
+
+    @Test func weightsSumToOne() throws {
+        let inputs = Workload.bertLayer.makeInputs()
+        let result = try ComputePlan(for: Workload.bertLayer.graph(inputs), policy: .all)
+        let total = result.operations.reduce(0) { $0 + $1.estimatedCost.weight }
+        #expect(Swift.abs(total - 1) < 1e-9)
+        #expect(result.operations.allSatisfy { (0...1).contains($0.estimatedCost.weight) })
+    }
+
+    @Test func jsonRoundTrips() throws {
+        let inputs = Workload.named("mlp")?.makeInputs() ?? []
+        let result = try ComputePlan(for: Workload.named("mlp")?.graph(inputs) ?? [], policy: .all)
+        let json = result.json()
+        let document = try ComputePlanDocument(json: Data(json.utf8))
+        #expect(document == ComputePlanDocument(result))
+        #expect(document.operations.count == result.operations.count)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["total_estimated_seconds"] is Double)
+        let first = try #require((object["operations"] as? [[String: Any]])?.first)
+        for key in ["op", "shape", "preferred", "supported", "estimated_seconds", "weight", "reason"] {
+            #expect(first[key] != nil, "operation JSON lacks \(key)")
+        }
+    }
+
+    @Test func dotIsWellFormed() throws {
+        let a = Tensor(zeros: [1024, 1024])
+        let dot = try plan([a.matmul(a).relu() + 1]).dot()
+        #expect(dot.hasPrefix("digraph plan {"))
+        #expect(dot.hasSuffix("}"))
+        #expect(dot.filter { $0 == "{" }.count == dot.filter { $0 == "}" }.count)
+        let declared = Set(dot.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("\""), !trimmed.contains("->") else { return nil }
+            return String(trimmed.dropFirst().prefix { $0 != "\"" })
+        })
+        for line in dot.split(separator: "\n") where line.contains("->") {
+            let names = line.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            #expect(declared.contains(names[0]) && declared.contains(names[1]), "edge to an undeclared node: \(line)")
+        }
+        #expect(dot.contains("color=red"), "the copy to the device is drawn")
+    }
+
+    @Test func planCacheHitsAndIsBounded() throws {
+        let cache = PlanCache(capacity: 2)
+        let planner = Self.planner()
+        func graph(_ n: Int) -> [Node] { [(Tensor(zeros: [n]) + 1).exp()].compactMap(\.node) }
+        let (_, firstCached) = try planner.plan(targets: graph(8), cache: cache)
+        let (_, secondCached) = try planner.plan(targets: graph(8), cache: cache)
+        #expect(!firstCached)
+        #expect(secondCached, "a graph of the same structure is not planned again")
+        _ = try planner.plan(targets: graph(9), cache: cache)
+        _ = try planner.plan(targets: graph(10), cache: cache)
+        #expect(cache.statistics.entries == 2)
+        let (_, evicted) = try planner.plan(targets: graph(8), cache: cache)
+        #expect(!evicted, "the least recently used entry went")
+    }
+
+    @Test func engineEvaluationUsesTheCache() async throws {
+        func run() async throws -> Bool {
+            let x = Tensor(randomNormal: [3, 5], seed: 3)
+            return try ComputePlan(for: [(x * 2).softmax()]).cached
+        }
+        _ = try await run()
+        #expect(try await run())
+    }
+
+    @Test func planningIsDeterministic() throws {
+        let inputs = Workload.bertLayer.makeInputs()
+        let a = try plan(Workload.bertLayer.graph(inputs))
+        let b = try plan(Workload.bertLayer.graph(inputs))
+        #expect(a.operations.map(\.deviceUsage) == b.operations.map(\.deviceUsage))
+        #expect(a.operations.map(\.estimatedCost) == b.operations.map(\.estimatedCost))
+        #expect(a.text() == b.text())
+    }
+
+    @Test func corruptProfileFileIsIgnoredWithAWarning() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString).json")
+        try Data("{ not json".utf8).write(to: url)
+        var warnings: [String] = []
+        #expect(ProfileStore.load(from: url) { warnings.append($0) }.isEmpty)
+        #expect(warnings.count == 1 && warnings[0].contains("tensorplan calibrate"))
+        let profile = Self.profile(.openblas, gflops: 1, bandwidth: 1, launch: 1e-6, link: nil)
+        try ProfileStore.save([profile], to: url)
+        #expect(ProfileStore.load(from: url) { warnings.append($0) }.values.first == profile, "a calibration replaces it")
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    @Test func measureModeReportsTimes() async throws {
+        let x = Tensor(randomNormal: [64, 64], seed: 1)
+        let measured = try await ComputePlan(for: [x.matmul(x).relu()], policy: .all).measured()
+        #expect(measured.operations.allSatisfy { $0.measuredSeconds != nil })
+        #expect(measured.text().contains("measured"))
+    }
+
+    @Test func spearmanAndMedianError() {
+        #expect(PlanQuality.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == 1)
+        #expect(PlanQuality.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == -1)
+        #expect(PlanQuality.medianRelativeError(estimated: [1, 2, 3], measured: [2, 2, 2]) == 0.5)
+    }
+}
