@@ -5,10 +5,12 @@ import Testing
 /// a clear message on stderr, exit status 2, and no crash (a crash ends by signal).
 @Suite struct CommandLineTests {
     static let executable: URL? = {
-        // Tests/TensorBenchTests/CommandLineTests.swift → the package root → .build/debug/tensorbench
+        // Beside the test bundle (the same build folder), else the package's debug or release build.
+        let beside = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().appendingPathComponent("tensorbench")
+        // Tests/TensorBenchTests/CommandLineTests.swift → the package root.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidate = root.appendingPathComponent(".build/debug/tensorbench")
-        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+        let candidates = [beside, root.appendingPathComponent(".build/debug/tensorbench"), root.appendingPathComponent(".build/release/tensorbench")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
     func run(_ arguments: [String]) throws -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
