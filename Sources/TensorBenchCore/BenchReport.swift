@@ -21,7 +21,7 @@ public struct BenchReport: Sendable, Hashable, Codable {
     /// and for peers `python`, `numpy`, `torch`.
     public var versions: [String: String]
     /// The backends known to the tool, available or not.
-    public var backends: [BackendStatus]
+    public var backends: [ReportedBackend]
     /// The measured rows, in run order.
     public var rows: [BenchRow]
     /// Rows not measured, and why.
@@ -33,7 +33,7 @@ public struct BenchReport: Sendable, Hashable, Codable {
     /// Creates a report.
     public init(
         tool: String, created: String, suite: String, budgetSeconds: Double, machine: MachineDescription,
-        versions: [String: String], backends: [BackendStatus], rows: [BenchRow], skipped: [SkippedRow]
+        versions: [String: String], backends: [ReportedBackend], rows: [BenchRow], skipped: [SkippedRow]
     ) {
         self.schemaVersion = Self.currentSchemaVersion
         self.tool = tool
@@ -83,7 +83,7 @@ public struct MachineDescription: Sendable, Hashable, Codable {
 }
 
 /// A backend the tool knows, and whether it could run.
-public struct BackendStatus: Sendable, Hashable, Codable {
+public struct ReportedBackend: Sendable, Hashable, Codable {
     /// The backend's name (`naive`, `openblas`, `opencl`, `numpy`, `torch`).
     public var name: String
     /// Whether it ran here.

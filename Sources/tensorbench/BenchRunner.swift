@@ -38,7 +38,7 @@ struct BenchRunner {
         var targets: [Target] = []
         if BareKernel.hasReference(workload.reference) { targets.append(.reference) }
         // Unavailable backends only get a (skipped) row when asked for by name.
-        let available = Engine.shared.availableKinds
+        let available = Self.availableKinds
         targets += BackendKind.allCases.filter { available.contains($0) || options.backends.contains($0.rawValue) }.map(Target.engine)
         targets.append(.auto)
         return targets.filter { options.backends.isEmpty || options.backends.contains($0.name) }
@@ -47,7 +47,7 @@ struct BenchRunner {
     func run() async -> BenchReport {
         let created = ISO8601DateFormatter().string(from: Date())
         let plan = SamplingPlan(budgetSeconds: options.effectiveBudgetSeconds, maximumIterations: options.maximumIterations)
-        let available = Engine.shared.availableKinds
+        let available = Self.availableKinds
         let selected = workloads
         let progress = Progress(total: selected.reduce(0) { $0 + targets(for: $1).count })
         var rows: [BenchRow] = []
@@ -67,7 +67,7 @@ struct BenchRunner {
                     continue
                 }
                 if case .engine(let kind) = target, !available.contains(kind) {
-                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "unavailable", detail: Engine.shared.unavailable[kind]))
+                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "unavailable", detail: Self.statuses.first { $0.kind == kind }?.unavailableReason))
                     continue
                 }
                 if case .engine(.naive) = target {
@@ -128,12 +128,22 @@ struct BenchRunner {
                         firstRunSeconds: measurement.firstRunSeconds, statistics: statistics)
     }
 
-    private func backendStatuses() -> [BackendStatus] {
-        BackendKind.allCases.map { kind in
-            if let profile = Engine.shared.profiles[kind] {
-                return BackendStatus(name: kind.rawValue, available: true, detail: profile.deviceName)
-            }
-            return BackendStatus(name: kind.rawValue, available: false, detail: Engine.shared.unavailable[kind] ?? "not available")
+    /// The engine's backends, available or not (read once: the engine starts them once).
+    static let statuses = BackendStatus.all
+
+    /// The kinds of the available backends.
+    static var availableKinds: [BackendKind] { statuses.filter(\.isAvailable).map(\.kind) }
+
+    /// The device and whether the planner's profile for it is calibrated (else defaults).
+    private static func describe(_ status: BackendStatus) -> String {
+        let profile = status.profile.map { $0.calibrated ? "calibrated profile" : "default profile" } ?? "no profile"
+        return "\(status.deviceName ?? "unknown device"); \(profile)"
+    }
+
+    private func backendStatuses() -> [ReportedBackend] {
+        Self.statuses.map { status in
+            ReportedBackend(name: status.kind.rawValue, available: status.isAvailable,
+                            detail: status.unavailableReason ?? Self.describe(status))
         }
     }
 }

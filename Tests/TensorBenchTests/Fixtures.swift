@@ -14,7 +14,7 @@ enum Fixtures {
             tool: tool, created: "2026-01-01T00:00:00Z", suite: "quick", budgetSeconds: 0.25,
             machine: MachineDescription(cpuModel: "Test CPU <x86> & co", cores: 2, memoryBytes: 8 << 30, operatingSystem: "Linux"),
             versions: ["swift": "6.3.1", "openblas": "OpenBLAS 0.3.21 DYNAMIC_ARCH"],
-            backends: [BackendStatus(name: "naive", available: true, detail: "host CPU"), BackendStatus(name: "opencl", available: false, detail: "not built yet")],
+            backends: [ReportedBackend(name: "naive", available: true, detail: "host CPU"), ReportedBackend(name: "opencl", available: false, detail: "not built yet")],
             rows: rows, skipped: skipped)
     }
 }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// The process-wide set of backends and their profiles, created once on first use.
-package final class Engine: Sendable {
-    package static let shared = Engine()
+final class Engine: Sendable {
+    static let shared = Engine()
 
     /// The backends that can run here, in preference order for ties.
     let backends: [any Backend]
     /// Backends that could not start, with the reason.
-    package let unavailable: [BackendKind: String]
+    let unavailable: [BackendKind: String]
     /// The device profile of each available backend.
-    package let profiles: [BackendKind: DeviceProfile]
+    let profiles: [BackendKind: DeviceProfile]
 
     private init() {
         let backends: [any Backend] = [NaiveBackend(), OpenBLASBackend()]
@@ -37,9 +37,6 @@ package final class Engine: Sendable {
         if PlanLog.enabled { PlanLog.print(ComputePlan(plan, cached: cached)) }
         return (plan, cached)
     }
-
-    /// The kinds of the available backends, in preference order (for the package's tools).
-    package var availableKinds: [BackendKind] { backends.map(\.kind) }
 
     /// Plans and runs the pending graph behind `targets`, returning host values without keeping
     /// them on the nodes. `backends` replaces the engine's own (tests inject deliberately wrong ones).
