@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "tensor-demo", targets: ["tensor-demo"]),
         .executable(name: "tensorbench", targets: ["tensorbench"]),
         .executable(name: "tensorplan", targets: ["tensorplan"]),
+        .executable(name: "tensorengine-check", targets: ["tensorengine-check"]),
     ],
     targets: [
         .systemLibrary(
@@ -37,6 +38,7 @@ let package = Package(
             dependencies: ["TensorBenchCore", "TensorEngine", "COpenBLAS"],
             swiftSettings: cpuFlags),
         .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
+        .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]

@@ -49,6 +49,8 @@ public struct TensorError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooLarge
         /// Memory could not be allocated at run time.
         case outOfMemory
+        /// The plan's intermediates would exceed the configured memory limit; nothing was run.
+        case memoryLimitExceeded
         /// No backend allowed by the compute policy can run the op.
         case unsupported
         /// A backend or device failed while running (device lost, kernel build failure, ...).

@@ -15,7 +15,9 @@ extension OpKind {
                     make("\(type)", shapes.map { SampleInput(shape: $0.shape, type: type, layout: $0.layout, values: values) }) {
                         Tensor.record(.unary(op), $0, at: nil)
                     }
-                }
+                } + [make("\(type) special values", [SampleInput(shape: [3, 11], type: type, values: .special(shift: 0))]) {
+                    Tensor.record(.unary(op), $0, at: nil)
+                }]
             }
         case .binary(let op):
             let values: SampleValues = op == .pow ? .positive : .mixed
@@ -24,7 +26,9 @@ extension OpKind {
                     make("\(type)", pair.map { SampleInput(shape: $0.shape, type: type, layout: $0.layout, values: values) }) {
                         Tensor.record(.binary(op), $0, at: nil)
                     }
-                }
+                } + [make("\(type) special values", [SampleInput(shape: [11, 11], type: type, values: .special(shift: 0)), SampleInput(shape: [11, 11], type: type, layout: .transposed, values: .special(shift: 3))]) {
+                    Tensor.record(.binary(op), $0, at: nil)
+                }]
             }
         case .select:
             return [ScalarType.float32, .int32, .float16].flatMap { type in
@@ -50,6 +54,12 @@ extension OpKind {
                     return make("\(type) axes \(axes)\(keep ? " keepRank" : "")", [SampleInput(shape: shape, type: type, layout: layout)], k: k) {
                         Tensor.record(.reduce(op, axes: axes, keepRank: keep), $0, at: nil)
                     }
+                } + (op == .product ? [] : [1, 0]).map { axis in
+                    // (Products of 1e30 and 1e-40 overflow or not depending on the order of
+                    // multiplication, which backends may choose; products get no special cases.)
+                    make("\(type) special values axis \(axis)", [SampleInput(shape: [7, 5], type: type, values: .special(shift: axis))], k: 7) {
+                        Tensor.record(.reduce(op, axes: [axis], keepRank: false), $0, at: nil)
+                    }
                 }
             }
         case .argReduce(let op):
@@ -58,7 +68,9 @@ extension OpKind {
                     make("\(type) axis \(axes[0])", [SampleInput(shape: shape, type: type, layout: layout)]) {
                         Tensor.record(.argReduce(op, axis: axes[0], keepRank: keep), $0, at: nil)
                     }
-                }
+                } + [make("\(type) special values", [SampleInput(shape: [7, 5], type: type, values: .special(shift: 2))]) {
+                    Tensor.record(.argReduce(op, axis: 1, keepRank: false), $0, at: nil)
+                }]
             }
         case .cumulativeSum:
             return [ScalarType.float32, .int32].flatMap { type in
@@ -103,7 +115,15 @@ extension OpKind {
                 ([128, 384], .contiguous, 1),
             ]
             let kind = self
-            return [ScalarType.float32, .float16].flatMap { type in
+            let special = make("float32 special values", [SampleInput(shape: [11, 4], values: .special(shift: 0))], k: 4) { inputs in
+                let op: Op = switch kind {
+                case .softmax: .softmax(axis: 1)
+                case .logSoftmax: .logSoftmax(axis: 1)
+                default: .layerNorm(axis: 1, epsilon: 1e-5)
+                }
+                return Tensor.record(op, inputs, at: nil)
+            }
+            return [special] + [ScalarType.float32, .float16].flatMap { type in
                 samples.filter { type == .float32 || $0.0.reduce(1, *) < 1000 }.map { shape, layout, axis in
                     make("\(type) axis \(axis)", [SampleInput(shape: shape, type: type, layout: layout)], k: shape[axis]) { inputs in
                         let op: Op = switch kind {

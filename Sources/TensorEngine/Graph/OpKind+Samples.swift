@@ -29,6 +29,11 @@ enum SampleValues: Sendable, Hashable {
     case positive
     /// Integers in 0..<bound, as `Int32` (gather indices).
     case indices(below: Int)
+    /// NaN, ±∞, ±0, huge, tiny (subnormal) and ordinary values, cycled (rotated by `shift`), to
+    /// check that every backend treats them as the reference does.
+    case special(shift: Int)
+
+    static let specialValues: [Double] = [.nan, .infinity, -.infinity, 0, -0.0, 1e30, -1e30, 1e-40, 3, -2, 0.5]
 }
 
 /// One input of a parity case.
@@ -43,7 +48,7 @@ struct SampleInput: Sendable, Hashable, CustomStringConvertible {
 
 /// One case of the generated parity suite: an op applied to inputs of given shapes, types and
 /// layouts. Every backend's result is compared with the naive reference under the op's tolerance.
-struct ParityCase: Sendable, CustomStringConvertible {
+package struct ParityCase: Sendable, CustomStringConvertible {
     /// The op under test; for a composite case, the op whose tolerance bounds the whole chain.
     let kind: OpKind
     var isComposite = false
@@ -53,7 +58,10 @@ struct ParityCase: Sendable, CustomStringConvertible {
     let reductionLength: Int
     let build: @Sendable ([Tensor]) -> Tensor
 
-    var description: String { "\(isComposite ? "composite" : kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ") }
+    package var description: String { "\(isComposite ? "composite" : kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ") }
+
+    /// Every parity case: each op's samples, then the composites.
+    package static var all: [ParityCase] { OpKind.allParityCases }
 
     /// Creates the inputs afresh (new nodes each call, so no cached result is shared).
     func makeInputs(seed: Int) -> [Tensor] {
@@ -97,6 +105,12 @@ extension SampleInput {
                 }
             case .positive: 0.5 + 2 * random.unit(UInt64(n))
             case .indices(let bound): (random.unit(UInt64(n)) * Double(bound)).rounded(.down)
+            case .special(let shift):
+                switch type {
+                case .float32, .float16: SampleValues.specialValues[(n + shift) % SampleValues.specialValues.count]
+                case .int32: [0, 1, -1, 2_147_483_647, -2_147_483_648, 7, -7][(n + shift) % 7]
+                case .bool: (n + shift) % 2 == 0 ? 0 : 1
+                }
             }
         }
         switch type {

@@ -154,6 +154,7 @@ public struct ComputePlan: Sendable {
     /// Runs exactly this plan and keeps the results on the tensors it was made for.
     @discardableResult
     public func evaluate() async throws(TensorError) -> EvaluationStatistics {
+        try MemoryLimit.check(plan)
         let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
         for (node, value) in zip(plan.targets, results) { node.store(value) }
         return statistics
@@ -162,6 +163,7 @@ public struct ComputePlan: Sendable {
     /// Runs the plan with a synchronisation after every step and returns the plan with each
     /// operation's measured time beside its estimate (measure mode). Results are kept too.
     public func measured() async throws(TensorError) -> ComputePlan {
+        try MemoryLimit.check(plan)
         let (results, _, timings) = try Executor(backends: Engine.shared.backends).run(plan, measure: true)
         for (node, value) in zip(plan.targets, results) { node.store(value) }
         var copy = self

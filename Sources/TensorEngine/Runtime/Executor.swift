@@ -122,7 +122,9 @@ struct Executor {
         }
         let signature = TensorSignature(shape: host.shape, scalarType: host.scalarType)
         let compact = host.layout.isContiguous && host.layout.offset == 0 && host.buffer.byteCount == signature.byteCount
-        guard !compact else { return host }
-        return try NaiveBackend().execute(.op(.contiguous), inputs: [host], output: signature)
+        guard !compact, let source = host.buffer as? HostBuffer else { return host }
+        let copy = try HostBuffer(byteCount: signature.byteCount, op: "result")
+        StridedCopy.copy(source.pointer, host.layout, to: copy.pointer, elementSize: signature.scalarType.byteCount)
+        return Value(buffer: copy, layout: Layout(contiguous: signature.shape), scalarType: signature.scalarType)
     }
 }

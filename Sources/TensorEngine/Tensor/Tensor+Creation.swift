@@ -72,10 +72,13 @@ extension Tensor {
     /// Creates a tensor of the given shape with every scalar equal to `repeatedValue`.
     public init<S: TensorScalar>(repeating repeatedValue: S, shape: [Int], file: StaticString = #fileID, line: UInt = #line) {
         let location = SourceLocation(file, line)
-        guard let count = Shape.elementCount(shape) else {
-            self = Tensor.constant([S](), shape: shape, op: "init(repeating:shape:)", at: location)
+        do throws(RuleViolation) {
+            try Tensor.checkSize(shape, S.scalarType)
+        } catch {
+            self = Tensor(failed: TensorError(error.kind, op: "init(repeating:shape:)", message: error.message, location: location))
             return
         }
+        let count = shape.reduce(1, *)
         // One scalar broadcast to the shape: no memory beyond one element until it is used.
         let one = Tensor.constant([repeatedValue], shape: [], op: "init(repeating:shape:)", at: location)
         self = count == 1 && shape.isEmpty ? one : Tensor.record(.broadcast(shape), [one], at: location)

@@ -37,6 +37,7 @@ extension Tensor {
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
         let (plan, _) = try Engine.shared.plan(pending, policy: chosen)
+        try MemoryLimit.check(plan)
         let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
         for (node, value) in zip(pending, results) { node.store(value) }
         return statistics

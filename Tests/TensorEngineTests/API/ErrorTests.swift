@@ -145,3 +145,14 @@ struct ErrorTests {
         }
     }
 }
+
+/// The shared error checks (also run by `tensorengine-check` under ctest).
+@Suite("Shared error checks")
+struct SharedErrorCheckTests {
+    @Test(arguments: ErrorChecks.all.map(\.name))
+    func check(_ name: String) async throws {
+        let check = try #require(ErrorChecks.all.first { $0.name == name })
+        let problem = await check.run()
+        #expect(problem == nil, "\(name): \(problem ?? "")")
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The reference backend: every primitive op as plain loops over strided data.
 ///
 /// Written for clarity, not speed: it walks views through explicit element offsets and accumulates
@@ -99,7 +101,9 @@ final class NaiveBackend: Backend {
                 let count = Double(Swift.max(values.count, 1))
                 let mean = values.reduce(0, +) / count
                 let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / count
-                let scale = 1 / (variance + Double(epsilon)).squareRoot()
+                // Accurate in Double, but in Float's range: a variance past Float's largest value
+                // is infinite, as in every float32 kernel, and the row normalises to zeros.
+                let scale = 1 / (Double(Float(variance)) + Double(epsilon)).squareRoot()
                 for (value, d) in zip(values, destination) { o.setFloat(Float((value - mean) * scale), d) }
             }
         case .matmul:
@@ -114,4 +118,3 @@ final class NaiveBackend: Backend {
     }
 }
 
-import Foundation

@@ -1,3 +1,4 @@
+import Foundation
 import COpenBLAS
 
 /// The fast CPU backend: OpenBLAS for matrix products, vectorised multi-threaded Swift for the rest.
@@ -34,7 +35,8 @@ final class OpenBLASBackend: Backend {
             case .constant: return .unsupported(reason: "constants are not executed")
             case .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather: return .supported
             case .unary, .binary, .select:
-                return ElementwiseEngine.supports(Self.region(op, inputs, output)) ? .supported : .unsupported(reason: "float16 and int32 arithmetic is not vectorised")
+                let types = inputs.map(\.scalarType) + [output.scalarType]
+                return types.allSatisfy({ $0 == .float32 || $0 == .bool }) ? .supported : .unsupported(reason: "float16 and int32 arithmetic is not vectorised")
             case .cast: return .supported
             case .reduce, .argReduce, .matmul, .softmax, .logSoftmax, .layerNorm: return floatOnly
             case .cumulativeSum, .topK: return .unsupported(reason: "not implemented here; the reference loops serve")
@@ -42,19 +44,9 @@ final class OpenBLASBackend: Backend {
         }
     }
 
-    /// A one-instruction region for a single elementwise op (`nil` for other ops).
-    static func region(_ op: Op, _ inputs: [TensorSignature], _ output: TensorSignature) -> FusedRegion {
-        let instruction: FusedRegion.Instruction? = switch op {
-        case .unary(let u): .unary(u, 0)
-        case .binary(let b): .binary(b, 0, 1)
-        case .cast(let type): .cast(type, 0)
-        case .select: .select(0, 1, 2)
-        case .constant, .reduce, .argReduce, .cumulativeSum, .topK, .matmul, .softmax, .logSoftmax, .layerNorm,
-            .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather:
-            nil
-        }
-        // An empty region is supported by no engine, so a non-elementwise op is never claimed here.
-        return FusedRegion(inputTypes: inputs.map(\.scalarType), instructions: instruction.map { [$0] } ?? [], instructionTypes: instruction == nil ? [.float16] : [output.scalarType])
+    /// A one-instruction region for a single elementwise op.
+    static func region(_ instruction: FusedRegion.Instruction, _ inputs: [TensorSignature], _ output: TensorSignature) -> FusedRegion {
+        FusedRegion(inputTypes: inputs.map(\.scalarType), instructions: [instruction], instructionTypes: [output.scalarType])
     }
 
     func allocate(_ signature: TensorSignature, for op: String) throws(TensorError) -> (Value, HostBuffer) {
@@ -82,8 +74,12 @@ final class OpenBLASBackend: Backend {
                 throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
             }
             return view
-        case .unary, .binary, .select:
-            return try execute(.fused(Self.region(op, inputs.map { TensorSignature(shape: $0.shape, scalarType: $0.scalarType) }, output)), inputs: inputs, output: output)
+        case .unary(let unary):
+            return try elementwise(.unary(unary, 0), inputs, output)
+        case .binary(let binary):
+            return try elementwise(.binary(binary, 0, 1), inputs, output)
+        case .select:
+            return try elementwise(.select(0, 1, 2), inputs, output)
         case .cast(let type):
             return try cast(inputs[0], to: type, output)
         case .contiguous:
@@ -110,6 +106,11 @@ final class OpenBLASBackend: Backend {
         }
     }
 
+    private func elementwise(_ instruction: FusedRegion.Instruction, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let region = Self.region(instruction, inputs.map { TensorSignature(shape: $0.shape, scalarType: $0.scalarType) }, output)
+        return try execute(.fused(region), inputs: inputs, output: output)
+    }
+
     /// The base address of a host value's buffer.
     static func pointer(_ value: Value) throws(TensorError) -> UnsafeMutableRawPointer {
         guard let buffer = value.buffer as? HostBuffer else {
@@ -129,4 +130,3 @@ final class OpenBLASBackend: Backend {
     }
 }
 
-import Foundation

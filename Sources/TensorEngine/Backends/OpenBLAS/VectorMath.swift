@@ -59,6 +59,8 @@ enum VectorMath {
         q = fma(q, t2, 4.893_525_185_543_85e-03)
         var result = p * t / q
         result.replace(with: x, where: abs(x) .< 0.0004)
+        result.replace(with: 1, where: x .>= bound)
+        result.replace(with: -1, where: x .<= -bound)
         result.replace(with: x, where: x .!= x)
         return result
     }

@@ -1,7 +1,6 @@
-@testable import TensorEngine
-
-/// Runs parity cases on a backend and compares the results with the naive reference.
-enum ParityHarness {
+/// Runs parity cases on a backend and compares the results with the naive reference. Shared by
+/// the Swift Testing suite and the `tensorengine-check` runner that ctest calls.
+package enum ParityHarness {
     /// A host value's elements as `Double`s (exact for every scalar type the engine has).
     static func doubles(_ value: Value) throws -> [Double] {
         let elements = try HostElements(value)
@@ -11,7 +10,7 @@ enum ParityHarness {
     }
 
     /// The outcome of one case on one policy.
-    enum Outcome {
+    package enum Outcome {
         case match
         /// The policy's backends do not claim the case (the planner would place it elsewhere).
         case unclaimed(String)
@@ -27,7 +26,11 @@ enum ParityHarness {
         }
     }
 
-    static func check(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> Outcome {
+    package static func check(_ parityCase: ParityCase, policy: ComputePolicy) -> Outcome {
+        check(parityCase, backends: nil, policy: policy)
+    }
+
+    static func check(_ parityCase: ParityCase, backends: [any Backend]?, policy: ComputePolicy) -> Outcome {
         let result = compare(parityCase, backends: backends, policy: policy)
         if let unclaimed = result.unclaimed { return .unclaimed(unclaimed) }
         return result.failure.map(Outcome.mismatch) ?? .match
@@ -97,29 +100,3 @@ enum ParityHarness {
     }
 }
 
-/// A backend that computes like the naive one, then corrupts every float result slightly: the
-/// parity harness must catch it.
-final class DeliberatelyWrongBackend: Backend {
-    private let naive = NaiveBackend()
-    var kind: BackendKind { .openblas }
-    var deviceName: String { "deliberately wrong" }
-    var memorySpace: MemorySpace { .host }
-
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
-        naive.capability(for: kernel, inputs: inputs, output: output)
-    }
-    func upload(_ value: Value) throws(TensorError) -> Value { value }
-    func download(_ value: Value) throws(TensorError) -> Value { value }
-    func synchronize() throws(TensorError) {}
-
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
-        let result = try naive.execute(kernel, inputs: inputs, output: output)
-        if case .op(let op) = kernel, op.kind.isView { return result }
-        if result.scalarType == .float32, result.layout.elementCount > 0 {
-            let elements = try HostElements(result)
-            let offset = result.layout.offset
-            elements.setFloat(elements.float(offset) + 0.01 * (1 + Swift.abs(elements.float(offset))), offset)
-        }
-        return result
-    }
-}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A limit on the bytes of intermediate tensors one evaluation may keep alive at once.
+///
+/// A plan whose estimated peak exceeds the limit fails before running anything, with an error that
+/// names the largest tensor, instead of being killed by the operating system halfway through. Set
+/// it per task with ``withMemoryLimit(_:_:)`` or per process with `TENSORENGINE_MEMORY_LIMIT`
+/// (bytes, or with a `K`, `M` or `G` suffix). By default there is no limit beyond the machine's.
+public enum MemoryLimit {
+    @TaskLocal static var scoped: Int?
+
+    /// Parses `512M`, `2G`, `1048576`.
+    static func parse(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        if let last = trimmed.last, let multiplier = multipliers[last] {
+            return Int(trimmed.dropLast()).map { $0 * multiplier }
+        }
+        return Int(trimmed)
+    }
+
+    static let environment: Int? = ProcessInfo.processInfo.environment["TENSORENGINE_MEMORY_LIMIT"].flatMap(parse)
+
+    /// The limit in force: the task-local one, else the environment's, else none.
+    static var current: Int? { scoped ?? environment }
+
+    /// Throws ``TensorError/Kind/memoryLimitExceeded`` when the plan's peak exceeds the limit.
+    static func check(_ plan: Plan) throws(TensorError) {
+        guard let limit = current else { return }
+        let peak = ComputePlan(plan, cached: false).estimatedPeakBytes
+        guard peak > limit else { return }
+        let largest = plan.steps.max { $0.node.signature.byteCount < $1.node.signature.byteCount }
+        let name = largest.map { "\($0.node.op.name) \(describe($0.node.signature.shape)) \($0.node.signature.scalarType) (\($0.node.signature.byteCount) bytes)" } ?? "none"
+        throw TensorError(
+            .memoryLimitExceeded, op: "evaluate", operandShapes: plan.targets.map(\.signature.shape),
+            message: "the plan keeps \(peak) bytes of intermediates alive at its peak, over the limit of \(limit); the largest tensor is \(name)",
+            location: largest?.node.location)
+    }
+}
+
+/// Runs `body` with a memory limit (in bytes) on every evaluation inside it.
+public func withMemoryLimit<R>(_ bytes: Int, _ body: () async throws -> R) async rethrows -> R {
+    try await MemoryLimit.$scoped.withValue(bytes) { try await body() }
+}
