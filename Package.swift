@@ -20,15 +20,25 @@ let package = Package(
         .executable(name: "tensorbench", targets: ["tensorbench"]),
         .executable(name: "tensorplan", targets: ["tensorplan"]),
         .executable(name: "tensorengine-check", targets: ["tensorengine-check"]),
+        .executable(name: "embed-kernels", targets: ["embed-kernels"]),
+        .plugin(name: "EmbedKernels", targets: ["EmbedKernels"]),
     ],
     targets: [
         .systemLibrary(
             name: "COpenBLAS", path: "Sources/COpenBLAS", pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(
+            name: "COpenCL", path: "Sources/COpenCL", pkgConfig: "OpenCL",
+            providers: [.apt(["ocl-icd-opencl-dev", "opencl-c-headers"])]),
+        // Turns every `kernels/*.cl` into one generated Swift source (also usable from CMake:
+        // `embed-kernels OUTPUT.swift INPUT.cl...`).
+        .executableTarget(name: "embed-kernels"),
+        .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
         .target(
             name: "TensorEngine",
-            dependencies: ["COpenBLAS"],
-            swiftSettings: cpuFlags),
+            dependencies: ["COpenBLAS", "COpenCL"],
+            swiftSettings: cpuFlags,
+            plugins: ["EmbedKernels"]),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
         // tensorbench's pure logic (statistics, report schema, comparison, table, SVG, arguments),
         // kept apart from the measuring executable so the tests can reach it.
@@ -39,6 +49,7 @@ let package = Package(
             swiftSettings: cpuFlags),
         .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
         .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
+        .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "COpenBLAS"], swiftSettings: cpuFlags),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]

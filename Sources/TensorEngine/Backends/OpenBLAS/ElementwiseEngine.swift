@@ -27,24 +27,26 @@ struct ElementwiseEngine {
         let registerCount = region.inputCount + region.instructions.count
         let flops = max(1, Int(region.flopsPerElement))
         let workers = Parallel.workerCount(forElements: count, costPerElement: max(1, flops / 4))
+        // Small outputs (scalars, short rows) need only as much scratch as they have elements.
+        let block = max(1, min(Self.blockSize, count))
         Parallel.forEachRange(count, parts: workers, alignment: Self.blockSize) { range in
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: registerCount * Self.blockSize)
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: registerCount * block)
             defer { scratch.deallocate() }
             var registers = [UnsafePointer<Float>](repeating: UnsafePointer(scratch), count: registerCount)
             // Operands broadcast from one scalar are filled once per worker.
             var constant = [Bool](repeating: false, count: region.inputCount)
             for (index, source) in sources.enumerated() where source.layout.strides.allSatisfy({ $0 == 0 }) {
-                let slot = scratch + index * Self.blockSize
+                let slot = scratch + index * block
                 let value = Self.load(source.pointer, source.type, source.layout.offset)
-                slot.update(repeating: value, count: Self.blockSize)
+                slot.update(repeating: value, count: block)
                 registers[index] = UnsafePointer(slot)
                 constant[index] = true
             }
             var start = range.lowerBound
             while start < range.upperBound {
-                let length = min(Self.blockSize, range.upperBound - start)
+                let length = min(block, range.upperBound - start)
                 for (index, source) in sources.enumerated() where !constant[index] {
-                    let slot = scratch + index * Self.blockSize
+                    let slot = scratch + index * block
                     if source.type == .float32, source.layout.isContiguous {
                         registers[index] = source.pointer.assumingMemoryBound(to: Float.self) + source.layout.offset + start
                     } else if source.type == .float32 {
@@ -60,7 +62,7 @@ struct ElementwiseEngine {
                     let isLast = position == region.instructions.count - 1
                     let target = isLast && region.outputType == .float32
                         ? output.assumingMemoryBound(to: Float.self) + start
-                        : scratch + register * Self.blockSize
+                        : scratch + register * block
                     Self.apply(instruction, registers, target, length)
                     registers[register] = UnsafePointer(target)
                 }

@@ -1,0 +1,106 @@
+import COpenCL
+
+// Data movement: strided copies (contiguous, transposes), padding, concatenation and gathers.
+extension OpenCLBackend {
+    /// Copies a value into `buffer` at `layout` (same shape): a tiled transpose for a column-major
+    /// matrix into a row-major one, else a strided copy over the merged axes.
+    func copy(_ value: Value, into buffer: OpenCLBuffer, layout: Layout) throws(TensorError) {
+        let count = value.layout.elementCount
+        guard count > 0 else { return }
+        let source = try deviceBuffer(value, op: "copy")
+        let merged = KernelLayout(shape: value.shape, layouts: [value.layout, layout])
+        var options = BuildOptions(["E_T": value.scalarType.clBits])
+        let (src, dst) = (merged.strides[0], merged.strides[1])
+        let tile = runtime.device.maxWorkGroupSize >= 256 ? 16 : 8
+        if merged.rank == 2, src[6] == 1, src[7] != 1, dst[7] == 1, dst[6] == merged.shape[7] {
+            options.define("TILE", "\(tile)")
+            let kernel = try runtime.kernel(.transposeTiled, family: .copy, options: options)
+            let (rows, cols) = (Int(merged.shape[6]), Int(merged.shape[7]))
+            try runtime.launch(kernel, [
+                .buffer(source), .int(merged.offsets[0]), .int(Int32(rows)), .int(Int32(cols)), .int(src[6]), .int(src[7]),
+                .buffer(buffer), .int(merged.offsets[1]),
+            ], global: [(cols + tile - 1) / tile * tile, (rows + tile - 1) / tile * tile], local: [tile, tile])
+            return
+        }
+        options.define("TE_RANK", "\(merged.rank)")
+        let kernel = try runtime.kernel(.stridedCopy, family: .copy, options: options)
+        try runtime.launch1D(kernel, [
+            .buffer(source), .int8(merged.shape), .int8(src), .int(merged.offsets[0]),
+            .buffer(buffer), .int8(dst), .int(merged.offsets[1]), .int(Int32(count)),
+        ], count: count)
+    }
+
+    /// The value's elements row-major in some buffer, and where they start: the value's own buffer
+    /// when it is already contiguous, else a fresh copy.
+    func contiguousData(_ value: Value, op: String) throws(TensorError) -> (OpenCLBuffer, Int32) {
+        let buffer = try deviceBuffer(value, op: op)
+        if value.layout.isContiguous { return (buffer, Int32(truncatingIfNeeded: value.layout.offset)) }
+        let (copy, target) = try allocate(TensorSignature(shape: value.shape, scalarType: value.scalarType), op: op)
+        try self.copy(value, into: target, layout: copy.layout)
+        return (target, 0)
+    }
+
+    /// Fills `count` elements of a buffer with one bit pattern.
+    func fill(_ buffer: OpenCLBuffer, type: ScalarType, bits: UInt32, count: Int) throws(TensorError) {
+        guard count > 0 else { return }
+        let kernel = try runtime.kernel(.fill, family: .copy, options: BuildOptions(["E_T": type.clBits]))
+        try runtime.launch1D(kernel, [.buffer(buffer), .uint(bits), .int(Int32(count))], count: count)
+    }
+
+    func pad(_ padding: [Padding], fill value: Double, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, op: "pad")
+        // The fill as the naive backend stores it: through Float, then into the element type.
+        let fill = Float(value)
+        let bits: UInt32 = switch output.scalarType {
+        case .float32: fill.bitPattern
+        case .float16: UInt32(Float16(fill).bitPattern)
+        case .int32: UInt32(bitPattern: Int32(converting: Double(fill)))
+        case .bool: fill != 0 ? 1 : 0
+        }
+        try self.fill(buffer, type: output.scalarType, bits: bits, count: output.elementCount)
+        let interior = result.layout.sliced(zip(padding, input.shape).map { SliceDimension(start: $0.before, count: $1, step: 1) })
+        try copy(input, into: buffer, layout: interior)
+        return result
+    }
+
+    func concat(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, op: "concat")
+        var start = 0
+        for input in inputs {
+            var dimensions = output.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
+            dimensions[axis] = SliceDimension(start: start, count: input.shape[axis], step: 1)
+            start += input.shape[axis]
+            try copy(input, into: buffer, layout: result.layout.sliced(dimensions))
+        }
+        return result
+    }
+
+    func gather(axis: Int, _ input: Value, _ indices: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, op: "gather")
+        let outer = input.shape[..<axis].reduce(1, *)
+        let extent = input.shape[axis]
+        let inner = input.shape[(axis + 1)...].reduce(1, *)
+        let count = indices.layout.elementCount
+        guard outer * inner * count > 0 else { return result }
+        let (source, sourceOffset) = try contiguousData(input, op: "gather")
+        let (chosen, chosenOffset) = try contiguousData(indices, op: "gather")
+        let flag = try runtime.allocate(4, op: "gather")
+        try fill(flag, type: .int32, bits: UInt32(Int32.max), count: 1)
+        let kernel = try runtime.kernel(.gather, family: .gather, options: BuildOptions(["E_T": input.scalarType.clBits]))
+        try runtime.launch1D(kernel, [
+            .buffer(source), .int(sourceOffset), .buffer(chosen), .int(chosenOffset), .int(Int32(outer)),
+            .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
+        ], count: outer * count * inner)
+        var bad = Int32.max
+        try checkCL(clEnqueueReadBuffer(runtime.queue.raw, flag.mem.raw, cl_bool(CL_TRUE), 0, 4, &bad, 0, nil, nil), "clEnqueueReadBuffer", op: "gather")
+        guard bad == Int32.max else {
+            var position: Int32 = 0
+            let byteOffset = (Int(chosenOffset) + Int(bad)) * 4
+            try checkCL(clEnqueueReadBuffer(runtime.queue.raw, chosen.mem.raw, cl_bool(CL_TRUE), byteOffset, 4, &position, 0, nil, nil),
+                        "clEnqueueReadBuffer", op: "gather")
+            throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape],
+                              message: "index \(position) is out of range for axis \(axis) of size \(extent)")
+        }
+        return result
+    }
+}

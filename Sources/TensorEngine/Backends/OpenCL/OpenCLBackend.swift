@@ -1,0 +1,221 @@
+import Synchronization
+
+/// The OpenCL backend: kernels from `kernels/` on one OpenCL device (a GPU when there is one, else
+/// whatever the ICD loader offers, such as PoCL's CPU device).
+///
+/// Creating it finds and opens the device; with no OpenCL platform or device it throws, and the
+/// engine lists `opencl` as unavailable with that reason. Every op of the table except constants
+/// runs here; view ops share the protocol's implementation.
+final class OpenCLBackend: Backend {
+    let runtime: OpenCLRuntime
+    let matmulTuning: MatmulTuning
+    /// Generated elementwise kernels by region structure, operand access and rank.
+    private let elementwiseKernels = Mutex<[ElementwiseKernelSlot: CLKernel]>([:])
+
+    var kind: BackendKind { .opencl }
+    var deviceName: String { runtime.device.name }
+    var memorySpace: MemorySpace { runtime.memorySpace }
+
+    /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default).
+    init(selection: OpenCLDeviceSelection = OpenCLDevices.selection, devices: [OpenCLDeviceInfo]? = nil) throws(TensorError) {
+        let candidates: [OpenCLDeviceInfo]
+        if let devices { candidates = devices } else { candidates = try OpenCLDiscovery.devices() }
+        let device = try OpenCLDiscovery.choose(selection, from: candidates).get()
+        self.runtime = try OpenCLRuntime.shared(for: device)
+        self.matmulTuning = MatmulTuning.forDevice(device)
+    }
+
+    /// The largest work-group the row kernels use: a power of two within the device's limit.
+    var rowGroupSize: Int {
+        let preferred = runtime.device.type == .cpu ? 64 : 256
+        var size = 1
+        while size * 2 <= min(preferred, runtime.device.maxWorkGroupSize) { size *= 2 }
+        return size
+    }
+
+    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
+        let signatures = inputs + [output]
+        if signatures.contains(where: { $0.shape.count > KernelLayout.maxRank }) {
+            return .unsupported(reason: "rank above \(KernelLayout.maxRank): kernels address at most \(KernelLayout.maxRank) axes")
+        }
+        if signatures.contains(where: { $0.elementCount >= Int(Int32.max) }) {
+            return .unsupported(reason: "2^31 or more elements: kernels index with 32-bit integers")
+        }
+        if output.byteCount > runtime.device.maxAllocationBytes {
+            return .unsupported(reason: "the result (\(output.byteCount) bytes) exceeds the largest allocation of \(runtime.device.name)")
+        }
+        switch kernel {
+        case .fused: return .supported
+        case .op(let op):
+            switch op {
+            case .constant: return .unsupported(reason: "constants are not executed")
+            case .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul, .softmax,
+                .logSoftmax, .layerNorm, .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather:
+                return .supported
+            }
+        }
+    }
+
+    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
+        switch kernel {
+        case .fused(let region): return try elementwise(region, inputs, output)
+        case .op(let op): return try execute(op, inputs, output)
+        }
+    }
+
+    private func execute(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let types = inputs.map(\.scalarType)
+        switch op {
+        case .constant:
+            throw TensorError(.backendFailure, op: op.name, message: "constants carry their data and are never executed")
+        case .reshape, .permute, .broadcast, .slice:
+            guard let view = view(op, of: inputs[0], output: output) else {
+                throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
+            }
+            return view
+        case .unary(let unary):
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.unary(unary, 0)], instructionTypes: [output.scalarType]), inputs, output)
+        case .binary(let binary):
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.binary(binary, 0, 1)], instructionTypes: [output.scalarType]), inputs, output)
+        case .select:
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.select(0, 1, 2)], instructionTypes: [output.scalarType]), inputs, output)
+        case .cast(let type):
+            return try elementwise(FusedRegion(inputTypes: types, instructions: [.cast(type, 0)], instructionTypes: [output.scalarType]), inputs, output)
+        case .contiguous:
+            let (result, buffer) = try allocate(output, op: op.name)
+            try copy(inputs[0], into: buffer, layout: result.layout)
+            return result
+        case .reduce(let reduction, let axes, _):
+            return try reduce(reduction, axes: axes, inputs[0], output)
+        case .argReduce(let arg, let axis, _):
+            return try argReduce(arg, axis: axis, inputs[0], output)
+        case .cumulativeSum(let axis):
+            return try lineOp(.cumulativeSumRows, family: .scan, axis: axis, inputs[0], output)
+        case .softmax(let axis):
+            return try lineOp(.softmaxRows, family: .softmax, axis: axis, inputs[0], output)
+        case .logSoftmax(let axis):
+            return try lineOp(.logSoftmaxRows, family: .softmax, axis: axis, inputs[0], output)
+        case .layerNorm(let axis, let epsilon):
+            return try lineOp(.layerNormRows, family: .norm, axis: axis, inputs[0], output, epsilon: epsilon)
+        case .topK(let k, let part):
+            return try topK(k: k, part: part, inputs[0], output)
+        case .matmul:
+            return try matmul(inputs[0], inputs[1], output)
+        case .pad(let padding, let fill):
+            return try pad(padding, fill: fill, inputs[0], output)
+        case .concat(let axis):
+            return try concat(axis: axis, inputs, output)
+        case .gather(let axis):
+            return try gather(axis: axis, inputs[0], inputs[1], output)
+        }
+    }
+
+    func upload(_ value: Value) throws(TensorError) -> Value {
+        guard let host = value.buffer as? HostBuffer else {
+            throw TensorError(.backendFailure, op: "upload", message: "a \(value.memorySpace) buffer cannot be uploaded to \(memorySpace)")
+        }
+        return Value(buffer: try runtime.upload(host, op: "upload"), layout: value.layout, scalarType: value.scalarType)
+    }
+
+    func download(_ value: Value) throws(TensorError) -> Value {
+        let buffer = try deviceBuffer(value, op: "download")
+        return Value(buffer: try runtime.download(buffer, op: "download"), layout: value.layout, scalarType: value.scalarType)
+    }
+
+    func synchronize() throws(TensorError) { try runtime.queue.finish() }
+
+    // MARK: Helpers shared by the op files
+
+    /// The device buffer of an operand; it must be in this backend's memory space.
+    func deviceBuffer(_ value: Value, op: String) throws(TensorError) -> OpenCLBuffer {
+        guard let buffer = value.buffer as? OpenCLBuffer, buffer.memorySpace == memorySpace else {
+            throw TensorError(.backendFailure, op: op, message: "a \(value.memorySpace) buffer reached the opencl backend on \(memorySpace)")
+        }
+        guard buffer.byteCount / max(1, value.scalarType.byteCount) < Int(Int32.max) else {
+            throw TensorError(.unsupported, op: op, message: "an operand buffer of 2^31 or more elements cannot be indexed by the kernels")
+        }
+        return buffer
+    }
+
+    /// A fresh row-major result on the device.
+    func allocate(_ signature: TensorSignature, op: String) throws(TensorError) -> (Value, OpenCLBuffer) {
+        let buffer = try runtime.allocate(signature.byteCount, op: op)
+        return (Value(buffer: buffer, layout: Layout(contiguous: signature.shape), scalarType: signature.scalarType), buffer)
+    }
+
+    /// Runs one elementwise op or fused region with one generated kernel.
+    func elementwise(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, op: region.name)
+        let count = output.elementCount
+        guard count > 0 else { return result }
+        var buffers: [OpenCLBuffer] = []
+        for input in inputs { buffers.append(try deviceBuffer(input, op: region.name)) }
+        let layout = KernelLayout(shape: output.shape, layouts: [result.layout] + inputs.map(\.layout))
+        var rowLengths = [Int](repeating: 0, count: inputs.count)
+        var access: [OperandAccess] = inputs.indices.map { operand in
+            let strides = layout.strides[operand + 1]
+            if strides == .zero { return .uniform }
+            if strides == layout.strides[0] { return .contiguous }
+            if let length = Self.rowLength(strides, output: layout.strides[0], shape: layout.shape) {
+                rowLengths[operand] = length
+                return .row
+            }
+            return .strided
+        }
+        // Row access only pays when no operand needs coordinates anyway.
+        if access.contains(.strided) { access = access.map { $0 == .row ? .strided : $0 } }
+        let strided = access.contains(.strided)
+        let rowsFitVectors = inputs.indices.allSatisfy { access[$0] != .row || rowLengths[$0] % 8 == 0 }
+        let vectorWidth = !strided && rowsFitVectors && runtime.device.type == .cpu ? 8 : 1
+        let key = ElementwiseKernelKey(region: region, access: access, rank: strided ? layout.rank : 0, vectorWidth: vectorWidth)
+        var operands: [KernelArgument] = []
+        for operand in inputs.indices {
+            operands.append(.buffer(buffers[operand]))
+            if access[operand] == .strided { operands.append(.int8(layout.strides[operand + 1])) }
+            operands.append(.int(layout.offsets[operand + 1]))
+            if access[operand] == .row { operands.append(.int(Int32(rowLengths[operand]))) }
+        }
+        // Whole groups of eight through the vector kernel, the rest through the scalar one.
+        let vectors = vectorWidth == 8 ? count / 8 : 0
+        if vectors > 0 {
+            let kernel = try elementwiseKernel(key, name: .elementwise8)
+            try runtime.launch1D(kernel, [.buffer(out), .int(Int32(vectors))] + operands, count: vectors)
+        }
+        let start = vectors * 8
+        guard start < count else { return result }
+        let kernel = try elementwiseKernel(key, name: .elementwise)
+        var arguments: [KernelArgument] = [.buffer(out), .int(Int32(count)), .int(Int32(start))]
+        if strided { arguments.append(.int8(layout.shape)) }
+        try runtime.launch1D(kernel, arguments + operands, count: count - start)
+        return result
+    }
+
+    /// The length of the repeated row when an operand (merged strides) is a row-major block
+    /// repeated along leading axes (stride 0 there, the output's strides on the trailing axes),
+    /// as a bias `[n]` broadcast against `[m, n]` is; else `nil`.
+    static func rowLength(_ strides: SIMD8<Int32>, output: SIMD8<Int32>, shape: SIMD8<Int32>) -> Int? {
+        var axis = 7
+        var length = 1
+        while axis >= 0, strides[axis] == output[axis], strides[axis] != 0 || shape[axis] == 1 {
+            length *= Int(shape[axis])
+            axis -= 1
+        }
+        guard length > 1, axis >= 0 else { return nil }
+        for leading in 0...axis where strides[leading] != 0 { return nil }
+        return length
+    }
+
+    private func elementwiseKernel(_ key: ElementwiseKernelKey, name: KernelName) throws(TensorError) -> CLKernel {
+        if let kernel = elementwiseKernels.withLock({ $0[ElementwiseKernelSlot(key: key, name: name)] }) { return kernel }
+        let source = try KernelFamily.elementwise.source + "\n" + ElementwiseCodegen.source(for: key)
+        let kernel = try runtime.kernel(name, source: source, options: BuildOptions(["TE_RANK": "\(key.rank)"]))
+        elementwiseKernels.withLock { $0[ElementwiseKernelSlot(key: key, name: name)] = kernel }
+        return kernel
+    }
+}
+
+/// A generated kernel: the program's key and which of its kernels.
+struct ElementwiseKernelSlot: Hashable {
+    let key: ElementwiseKernelKey
+    let name: KernelName
+}

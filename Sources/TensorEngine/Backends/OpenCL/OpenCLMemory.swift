@@ -1,0 +1,137 @@
+import COpenCL
+import Synchronization
+
+/// A buffer in an OpenCL device's memory, holding a tensor's elements.
+///
+/// Fresh buffers come from the device's pool and go back to it when the last value using them is
+/// released. Commands run in order on one queue, so a recycled buffer is only rewritten after every
+/// earlier command that read it.
+final class OpenCLBuffer: DeviceBuffer, @unchecked Sendable {
+    let mem: CLMem
+    let byteCount: Int
+    let memorySpace: MemorySpace
+    private let pool: OpenCLBufferPool?
+
+    init(mem: CLMem, byteCount: Int, memorySpace: MemorySpace, pool: OpenCLBufferPool?) {
+        self.mem = mem
+        self.byteCount = byteCount
+        self.memorySpace = memorySpace
+        self.pool = pool
+    }
+
+    deinit { pool?.recycle(mem) }
+}
+
+/// Released device buffers kept for reuse, by capacity class, up to a byte limit.
+final class OpenCLBufferPool: Sendable {
+    private struct State {
+        var free: [Int: [CLMem]] = [:]
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    /// The most bytes kept idle; beyond it, released buffers are freed.
+    let limitBytes: Int
+
+    init(limitBytes: Int) { self.limitBytes = limitBytes }
+
+    /// The capacity class of a request: the next of 2^k or 1.5 * 2^k (at most a third wasted), at least 256 bytes.
+    static func capacity(for bytes: Int) -> Int {
+        var size = 256
+        while size < bytes {
+            let between = size + size / 2
+            if between >= bytes { return between }
+            size *= 2
+        }
+        return size
+    }
+
+    func take(capacity: Int) -> CLMem? {
+        state.withLock { state in
+            guard var list = state.free[capacity], let mem = list.popLast() else { return nil }
+            state.free[capacity] = list
+            state.bytes -= capacity
+            return mem
+        }
+    }
+
+    func recycle(_ mem: CLMem) {
+        state.withLock { state in
+            guard state.bytes + mem.capacity <= limitBytes else { return }
+            state.free[mem.capacity, default: []].append(mem)
+            state.bytes += mem.capacity
+        }
+    }
+
+    /// Frees every idle buffer (before retrying an allocation that ran out of memory).
+    func drain() {
+        state.withLock { state in
+            state.free = [:]
+            state.bytes = 0
+        }
+    }
+
+    var idleBytes: Int { state.withLock { $0.bytes } }
+}
+
+extension OpenCLRuntime {
+    var memorySpace: MemorySpace { .openCL(device: device.index) }
+
+    /// A device buffer of at least `bytes` bytes, from the pool or new; out of memory is a typed error.
+    func allocate(_ bytes: Int, op: String) throws(TensorError) -> OpenCLBuffer {
+        guard bytes <= device.maxAllocationBytes else {
+            throw TensorError(.outOfMemory, op: op, message: "\(bytes) bytes exceed the largest allocation of \(device.name) (\(device.maxAllocationBytes) bytes)")
+        }
+        let capacity = OpenCLBufferPool.capacity(for: bytes)
+        if let mem = pool.take(capacity: capacity) {
+            return OpenCLBuffer(mem: mem, byteCount: bytes, memorySpace: memorySpace, pool: pool)
+        }
+        var status: cl_int = CL_SUCCESS
+        var raw = clCreateBuffer(context.raw, cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
+        if raw == nil || OpenCLStatus(status).isOutOfMemory {
+            pool.drain()
+            raw = clCreateBuffer(context.raw, cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
+        }
+        guard let raw, status == CL_SUCCESS else {
+            let name = OpenCLStatus(status).name
+            throw TensorError(OpenCLStatus(status).isOutOfMemory || raw == nil ? .outOfMemory : .backendFailure, op: op,
+                              message: "cannot allocate \(bytes) bytes on \(device.name): clCreateBuffer failed with \(name)")
+        }
+        return OpenCLBuffer(mem: CLMem(raw, capacity: capacity), byteCount: bytes, memorySpace: memorySpace, pool: pool)
+    }
+
+    /// Copies a host buffer to the device. On devices that share memory with the host the buffer is
+    /// wrapped instead (`CL_MEM_USE_HOST_PTR`, read-only: host values are immutable), and the host
+    /// memory is kept alive until the driver destroys the memory object.
+    func upload(_ host: HostBuffer, op: String) throws(TensorError) -> OpenCLBuffer {
+        if device.hostUnifiedMemory, host.byteCount > 0 {
+            var status: cl_int = CL_SUCCESS
+            let flags = cl_mem_flags(CL_MEM_READ_ONLY) | cl_mem_flags(CL_MEM_USE_HOST_PTR)
+            if let raw = clCreateBuffer(context.raw, flags, host.byteCount, host.pointer, &status), status == CL_SUCCESS {
+                let owner = Unmanaged.passRetained(host).toOpaque()
+                let registered = clSetMemObjectDestructorCallback(raw, { _, owner in
+                    if let owner { Unmanaged<HostBuffer>.fromOpaque(owner).release() }
+                }, owner)
+                if registered == CL_SUCCESS {
+                    return OpenCLBuffer(mem: CLMem(raw, capacity: host.byteCount), byteCount: host.byteCount, memorySpace: memorySpace, pool: nil)
+                }
+                Unmanaged<HostBuffer>.fromOpaque(owner).release()
+                clReleaseMemObject(raw)
+            }
+        }
+        let buffer = try allocate(host.byteCount, op: op)
+        guard host.byteCount > 0 else { return buffer }
+        try checkCL(clEnqueueWriteBuffer(queue.raw, buffer.mem.raw, cl_bool(CL_TRUE), 0, host.byteCount, host.pointer, 0, nil, nil),
+                    "clEnqueueWriteBuffer", op: op)
+        return buffer
+    }
+
+    /// Copies a device buffer to new host memory, after the commands that write it.
+    func download(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
+        let host = try HostBuffer(byteCount: buffer.byteCount, op: op)
+        guard buffer.byteCount > 0 else { return host }
+        try checkCL(clEnqueueReadBuffer(queue.raw, buffer.mem.raw, cl_bool(CL_TRUE), 0, buffer.byteCount, host.pointer, 0, nil, nil),
+                    "clEnqueueReadBuffer", op: op)
+        return host
+    }
+}

@@ -1,0 +1,30 @@
+// gather.cl: picking slices by index.
+//
+// Kernels:
+//   gather(src, srcOffset, indices, indexOffset, outer, extent, inner, count, dst, bad)
+//       For a contiguous source [outer, extent, inner] and `count` int32 indices:
+//       dst[(o * count + j) * inner + i] = src[srcOffset + (o * extent + indices[j]) * inner + i].
+//       An index outside 0..<extent writes nothing and lowers bad[0] to j (atomic_min), so the
+//       host can report the first offending position; bad[0] starts at INT_MAX.
+// Elements are moved as bit patterns: E_T is uchar, ushort or uint by element size.
+// Tuning macros: E_T (default uint).
+#ifndef E_T
+#define E_T uint
+#endif
+
+__kernel void gather(__global const E_T* src, int srcOffset, __global const int* indices, int indexOffset,
+                     int outer, int extent, int inner, int count, __global E_T* dst, __global int* bad) {
+    int g = get_global_id(0);
+    int total = outer * count * inner;
+    if (g >= total) return;
+    int i = g % inner;
+    int rest = g / inner;
+    int j = rest % count;
+    int o = rest / count;
+    int position = indices[indexOffset + j];
+    if (position < 0 || position >= extent) {
+        atomic_min(bad, j);
+        return;
+    }
+    dst[g] = src[srcOffset + (o * extent + position) * inner + i];
+}

@@ -1,0 +1,48 @@
+// norm.cl: layer normalisation of the rows of a contiguous [rows, cols] matrix.
+//
+// Kernels:
+//   layer_norm_rows(in, inOffset, cols, epsilon, out)
+//       out[r, c] = (x - mean) * (1 / sqrt(variance + epsilon)), the variance taken as the mean of
+//       squared deviations (two passes over the row, so no cancellation). One work-group per row,
+//       sums as trees in local memory. Scale and bias are separate ops (composed by the front end).
+// Type macros: IN_T, IN_LOAD, OUT_T, OUT_STORE (float compute).
+// Tuning macros: WG, the work-group size, a power of two (default 64).
+#ifndef WG
+#define WG 64
+#endif
+
+inline float te_row_sum(float partial, __local float* scratch) {
+    int lid = get_local_id(0);
+    scratch[lid] = partial;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float result = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void layer_norm_rows(__global const IN_T* in, int inOffset, int cols, float epsilon, __global OUT_T* out) {
+    __local float scratch[WG];
+    int row = get_group_id(0);
+    int lid = get_local_id(0);
+    int base = inOffset + row * cols;
+    float count = (float)max(cols, 1);
+    float partial = 0.0f;
+    for (int c = lid; c < cols; c += WG) partial += IN_LOAD(in, base + c);
+    float mean = te_row_sum(partial, scratch) / count;
+    partial = 0.0f;
+    for (int c = lid; c < cols; c += WG) {
+        float d = IN_LOAD(in, base + c) - mean;
+        partial += d * d;
+    }
+    float variance = te_row_sum(partial, scratch) / count;
+    float scale = 1.0f / sqrt(variance + epsilon);
+    for (int c = lid; c < cols; c += WG) {
+        float value = (IN_LOAD(in, base + c) - mean) * scale;
+        OUT_STORE(out, row * cols + c, value);
+    }
+}
