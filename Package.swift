@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "TensorEngine", targets: ["TensorEngine"]),
         .executable(name: "tensor-demo", targets: ["tensor-demo"]),
+        .executable(name: "tensorbench", targets: ["tensorbench"]),
         .executable(name: "tensorplan", targets: ["tensorplan"]),
         .executable(name: "tensorengine-check", targets: ["tensorengine-check"]),
         .executable(name: "embed-kernels", targets: ["embed-kernels"]),
@@ -40,10 +41,18 @@ let package = Package(
             swiftSettings: cpuFlags,
             plugins: ["EmbedKernels"]),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
+        // tensorbench's pure logic (statistics, report schema, comparison, table, SVG, arguments),
+        // kept apart from the measuring executable so the tests can reach it.
+        .target(name: "TensorBenchCore", dependencies: ["TensorEngine"]),
+        .executableTarget(
+            name: "tensorbench",
+            dependencies: ["TensorBenchCore", "TensorEngine", "COpenBLAS"],
+            swiftSettings: cpuFlags),
         .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
         .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
         .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "COpenBLAS"], swiftSettings: cpuFlags),
         .executableTarget(name: "tensorembed", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]
 )
