@@ -42,15 +42,25 @@ final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     let owner: (any AnyObject & Sendable)?
     var memorySpace: MemorySpace { .host }
 
-    /// Allocates uninitialised memory, or throws ``TensorError/Kind/outOfMemory``.
+    /// The bytes actually allocated (whole pages for pooled sizes).
+    private let capacity: Int
+
+    /// Allocates uninitialised memory (reusing a pooled block of the same size when there is one),
+    /// or throws ``TensorError/Kind/outOfMemory``.
     init(byteCount: Int, op: String = "allocate") throws(TensorError) {
-        var raw: UnsafeMutableRawPointer?
-        let status = posix_memalign(&raw, 64, Swift.max(byteCount, 64))
-        guard status == 0, let raw else {
-            throw TensorError(.outOfMemory, op: op, message: "cannot allocate \(byteCount) bytes of host memory")
+        let capacity = HostBufferPool.capacity(for: byteCount)
+        if let recycled = HostBufferPool.shared.take(capacity) {
+            self.pointer = recycled
+        } else {
+            var raw: UnsafeMutableRawPointer?
+            let status = posix_memalign(&raw, 64, capacity)
+            guard status == 0, let raw else {
+                throw TensorError(.outOfMemory, op: op, message: "cannot allocate \(byteCount) bytes of host memory")
+            }
+            self.pointer = raw
         }
-        self.pointer = raw
         self.byteCount = byteCount
+        self.capacity = capacity
         self.owner = nil
     }
 
@@ -61,11 +71,12 @@ final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     init(borrowing pointer: UnsafeMutableRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
         self.pointer = pointer
         self.byteCount = byteCount
+        self.capacity = byteCount
         self.owner = owner
     }
 
     deinit {
-        if owner == nil { free(pointer) }
+        if owner == nil { HostBufferPool.shared.give(pointer, capacity: capacity) }
     }
 
     /// The memory as elements of `T`.
