@@ -73,3 +73,18 @@ extension Backend {
         }
     }
 }
+
+extension Backend {
+    /// The ops no backend computes: a constant is never executed (its node holds the data) and a
+    /// view only re-describes its operand. Every backend routes them here.
+    func executeWithoutKernel(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        if op == .constant {
+            throw TensorError(.backendFailure, op: op.name, message: "constants carry their data and are never executed")
+        }
+        guard let input = inputs.first, let view = view(op, of: input, output: output) else {
+            throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
+        }
+        return view
+    }
+}
+
