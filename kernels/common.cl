@@ -9,6 +9,9 @@
 //     axis is component s7, unused leading axes have extent 1) plus an element offset.
 //     te_coords(index, shape) gives the coordinates of a row-major index; te_at(coords, strides,
 //     offset) the element offset.
+//   - Work-group reductions: te_group_sum / te_group_max(partial, scratch, size) combine one value
+//     per work-item (size a power of two, scratch `size` floats of local memory) as a tree and
+//     hand every item the result.
 // Tuning macros:
 //   TE_RANK  the number of trailing axes te_coords decomposes (default 8; the host passes the
 //            collapsed rank so no division is spent on unit axes).
@@ -70,4 +73,30 @@ inline float te_round_half(float x) {
     ushort bits;
     vstore_half_rte(x, 0, (__private half*)&bits);
     return vload_half(0, (__private const half*)&bits);
+}
+
+inline float te_group_sum(float partial, __local float* scratch, int size) {
+    int lid = get_local_id(0);
+    scratch[lid] = partial;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = size / 2; s > 0; s >>= 1) {
+        if (lid < s) scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float result = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
+}
+
+inline float te_group_max(float partial, __local float* scratch, int size) {
+    int lid = get_local_id(0);
+    scratch[lid] = partial;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = size / 2; s > 0; s >>= 1) {
+        if (lid < s) scratch[lid] = fmax(scratch[lid], scratch[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float result = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return result;
 }

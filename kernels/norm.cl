@@ -11,19 +11,6 @@
 #define WG 64
 #endif
 
-inline float te_row_sum(float partial, __local float* scratch) {
-    int lid = get_local_id(0);
-    scratch[lid] = partial;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = WG / 2; s > 0; s >>= 1) {
-        if (lid < s) scratch[lid] += scratch[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    float result = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return result;
-}
-
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void layer_norm_rows(__global const IN_T* in, int inOffset, int cols, float epsilon, __global OUT_T* out) {
     __local float scratch[WG];
@@ -33,13 +20,13 @@ void layer_norm_rows(__global const IN_T* in, int inOffset, int cols, float epsi
     float count = (float)max(cols, 1);
     float partial = 0.0f;
     for (int c = lid; c < cols; c += WG) partial += IN_LOAD(in, base + c);
-    float mean = te_row_sum(partial, scratch) / count;
+    float mean = te_group_sum(partial, scratch, WG) / count;
     partial = 0.0f;
     for (int c = lid; c < cols; c += WG) {
         float d = IN_LOAD(in, base + c) - mean;
         partial += d * d;
     }
-    float variance = te_row_sum(partial, scratch) / count;
+    float variance = te_group_sum(partial, scratch, WG) / count;
     float scale = 1.0f / sqrt(variance + epsilon);
     for (int c = lid; c < cols; c += WG) {
         float value = (IN_LOAD(in, base + c) - mean) * scale;

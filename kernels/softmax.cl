@@ -16,30 +16,14 @@ inline float te_row_max(__global const IN_T* in, int base, int cols, __local flo
     int lid = get_local_id(0);
     float m = -INFINITY;
     for (int c = lid; c < cols; c += WG) m = fmax(m, IN_LOAD(in, base + c));
-    scratch[lid] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = WG / 2; s > 0; s >>= 1) {
-        if (lid < s) scratch[lid] = fmax(scratch[lid], scratch[lid + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    float result = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return result;
+    return te_group_max(m, scratch, WG);
 }
 
 inline float te_row_exp_sum(__global const IN_T* in, int base, int cols, float m, __local float* scratch) {
     int lid = get_local_id(0);
     float total = 0.0f;
     for (int c = lid; c < cols; c += WG) total += exp(IN_LOAD(in, base + c) - m);
-    scratch[lid] = total;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = WG / 2; s > 0; s >>= 1) {
-        if (lid < s) scratch[lid] += scratch[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    float result = scratch[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return result;
+    return te_group_sum(total, scratch, WG);
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
