@@ -4,7 +4,7 @@ import Foundation
 /// measured numbers at no cost.
 ///
 /// The file (`$TENSORENGINE_CACHE_DIR/profiles.json`, default `~/.cache/tensorengine/profiles.json`)
-/// maps `backend|device name|build flavour` to a profile; the device name carries the library or driver version,
+/// maps `backend|device name|build flavour|kernel revision` to a profile; the device name carries the library or driver version,
 /// so an upgrade misses the cache instead of reusing stale numbers. An unreadable or corrupt file is
 /// ignored with a warning and replaced by the next calibration.
 package enum ProfileStore {
@@ -32,7 +32,15 @@ package enum ProfileStore {
     static let buildFlavor = "release"
     #endif
 
-    static func key(_ backend: BackendKind, _ deviceName: String) -> String { "\(backend.rawValue)|\(deviceName)|\(buildFlavor)" }
+    /// The revision of the engine's kernels that calibrations describe. Bump it in a change that
+    /// makes a backend's kernels faster or slower, so calibrations of the old kernels stop being
+    /// used (a stale profile once rated openblas's elementwise work 100× too slow and sent softmax
+    /// to the naive loops).
+    static let kernelRevision = 2
+
+    static func key(_ backend: BackendKind, _ deviceName: String) -> String {
+        "\(backend.rawValue)|\(deviceName)|\(buildFlavor)|kernels r\(kernelRevision)"
+    }
 
     /// The stored profiles, or none (with a warning on standard error) when the file is corrupt.
     static func load(from url: URL = fileURL, warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) -> [String: DeviceProfile] {
