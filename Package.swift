@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // The CPU kernels are compiled for Haswell-class x86-64 (AVX2 + FMA) so that SIMD code becomes real
@@ -12,6 +13,14 @@ let cpuFlags: [SwiftSetting] = Context.environment["TENSORENGINE_BASELINE_CPU"] 
 let cpuFlags: [SwiftSetting] = []
 #endif
 
+// scripts/fuzz.sh builds with TENSORENGINE_FUZZ=1. SwiftPM's fuzzer builds link libFuzzer's
+// `main` into every executable, the kernel-embedding plugin's tool too, so that build takes the
+// embedded kernels from a file the script generates (Sources/TensorEngine/Generated, ignored by
+// git and removed afterwards) instead of running the plugin; other builds ignore that folder.
+let fuzzing = Context.environment["TENSORENGINE_FUZZ"] != nil
+let generatedKernels = "Generated"
+let hasGeneratedKernels = FileManager.default.fileExists(atPath: Context.packageDirectory + "/Sources/TensorEngine/" + generatedKernels)
+
 let package = Package(
     name: "TensorEngine",
     products: [
@@ -23,6 +32,7 @@ let package = Package(
         .executable(name: "embed-kernels", targets: ["embed-kernels"]),
         .plugin(name: "EmbedKernels", targets: ["EmbedKernels"]),
         .executable(name: "tensorembed", targets: ["tensorembed"]),
+        .executable(name: "tensorfuzz", targets: ["tensorfuzz"]),
     ],
     targets: [
         .systemLibrary(
@@ -38,8 +48,9 @@ let package = Package(
         .target(
             name: "TensorEngine",
             dependencies: ["COpenBLAS", "COpenCL"],
+            exclude: !fuzzing && hasGeneratedKernels ? [generatedKernels] : [],
             swiftSettings: cpuFlags,
-            plugins: ["EmbedKernels"]),
+            plugins: fuzzing ? [] : ["EmbedKernels"]),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
         // tensorbench's pure logic (statistics, report schema, comparison, table, SVG, arguments),
         // kept apart from the measuring executable so the tests can reach it.
@@ -52,6 +63,8 @@ let package = Package(
         .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
         .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "COpenBLAS"], swiftSettings: cpuFlags),
         .executableTarget(name: "tensorembed", dependencies: ["TensorEngine"]),
+        // The fuzz targets; scripts/fuzz.sh builds them for libFuzzer (see docs/RELIABILITY.md).
+        .executableTarget(name: "tensorfuzz", dependencies: ["TensorEngine"]),
         .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]

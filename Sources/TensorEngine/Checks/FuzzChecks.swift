@@ -1,0 +1,190 @@
+import Foundation
+
+/// The fuzz targets' checks: what must hold for any input bytes. Shared by the `tensorfuzz`
+/// executable (under libFuzzer, or replaying files) and the regression tests that replay every
+/// input a fuzzer ever found.
+///
+/// Each check returns `nil` when the engine behaved (a correct result, or a typed error for bad
+/// input) and a description of the finding otherwise. Crashes, hangs and memory errors are found
+/// by the fuzzer and the sanitizers around the check, not by the check itself.
+package enum FuzzChecks {
+    /// The fuzz targets.
+    package enum Target: String, CaseIterable, Sendable {
+        /// The `.npy` reader: any bytes parse to a tensor that writes back to the same bytes'
+        /// header and data, or give a ``FileFormatError``.
+        case npy
+        /// The safetensors reader: any file opens and loads every tensor, readable to its last
+        /// byte, or gives a ``FileFormatError``.
+        case safetensors
+        /// The random-graph builder (``RandomGraph``): the naive and openblas backends agree on
+        /// every output, or on the error.
+        case graph
+    }
+
+    /// Runs one target's check on one input.
+    package static func check(_ target: Target, _ bytes: [UInt8]) -> String? {
+        switch target {
+        case .npy: npy(bytes)
+        case .safetensors: safetensors(bytes)
+        case .graph: graph(bytes)
+        }
+    }
+
+    // MARK: - .npy
+
+    static func npy(_ bytes: [UInt8]) -> String? {
+        guard case .success(let (header, data)) = decodedNPY(bytes) else { return nil }
+        let encoded = data.withUnsafeBytes { NPY.encode(shape: header.shape, type: header.scalarType, data: $0) }
+        switch decodedNPY(Array(encoded)) {
+        case .failure(let error):
+            return "a file the reader accepted (\(header.shape), \(header.scalarType)) does not read back once written: \(error)"
+        case .success(let (again, againData)):
+            guard again.shape == header.shape, again.scalarType == header.scalarType, againData == data else {
+                return "round trip changed the array: \(header.shape) \(header.scalarType) became \(again.shape) \(again.scalarType)"
+            }
+        }
+        let tensor: Tensor
+        do { tensor = try Tensor(npyData: Data(bytes)) } catch {
+            return "ShapedArray-level decoding accepted the file but Tensor(npyData:) threw \(error)"
+        }
+        guard tensor.shape == header.shape else { return "Tensor(npyData:) has shape \(tensor.shape), header says \(header.shape)" }
+        return touch(tensor)
+    }
+
+    /// The header and a copy of the data of a `.npy` file's bytes.
+    static func decodedNPY(_ bytes: [UInt8]) -> Result<(NPYHeader, [UInt8]), FileFormatError> {
+        bytes.withUnsafeBytes { raw in
+            let decoded = Result { () throws(FileFormatError) in try NPY.decode(raw) }
+            return decoded.map { header, data in (header, Array(data)) }
+        }
+    }
+
+    // MARK: - safetensors
+
+    static func safetensors(_ bytes: [UInt8]) -> String? {
+        let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).safetensors")
+        defer { try? FileManager.default.removeItem(at: url) }
+        do { try Data(bytes).write(to: url) } catch { return nil }
+        let file: SafetensorsFile
+        do { file = try SafetensorsFile(url: url) } catch { return nil }
+        for name in file.tensorNames {
+            let tensor: Tensor
+            do { tensor = try file.tensor(named: name) } catch { continue }
+            guard let entry = file.entry(named: name), tensor.scalarCount == entry.shape.reduce(1, *) else {
+                return "tensor '\(name)' loaded with \(tensor.scalarCount) elements, its header entry says otherwise"
+            }
+            if let finding = touch(tensor) { return "tensor '\(name)': \(finding)" }
+        }
+        return nil
+    }
+
+    /// Reads every element of `tensor` on the naive backend (so a sanitizer sees any read past
+    /// the data), expecting success.
+    static func touch(_ tensor: Tensor) -> String? {
+        switch blocking({ () async throws(TensorError) in try await Tensor.evaluate([tensor.flattened()], policy: .only(.naive)) }) {
+        case .success: nil
+        case .failure(let error): "reading a loaded tensor failed: \(error)"
+        }
+    }
+
+    // MARK: - random graphs
+
+    /// Where the graph check describes each output's outcome (`tensorfuzz --verbose`).
+    nonisolated(unsafe) package static var report: ((String) -> Void)?
+
+    static func graph(_ bytes: [UInt8]) -> String? {
+        let reference = RandomGraph(decoding: bytes)
+        let candidate = RandomGraph(decoding: bytes)
+        report?("program: " + reference.entries.map { "\($0.step)\($0.tensor.shape)" }.joined(separator: " "))
+        for (index, (want, got)) in zip(reference.outputs, candidate.outputs).enumerated() {
+            let expected = values(of: want.tensor, policy: .only(.naive))
+            if case .failure(let error) = expected, error.kind == .backendFailure {
+                return "output \(index) (\(want.step)): the naive backend failed: \(error)"
+            }
+            var actual = values(of: got.tensor, policy: .only(.openblas))
+            if case .failure(let error) = actual, error.kind == .unsupported, error.op != "plan" {
+                // An op openblas does not claim: the planner places it on the naive backend.
+                actual = values(of: RandomGraph(decoding: bytes).outputs[index].tensor, policy: .cpuOnly)
+            }
+            if let report {
+                let outcome = switch expected {
+                case .success(let result): "\(result.shape)"
+                case .failure(let error): "\(error.kind) (\(error.op): \(error.message))"
+                }
+                report("output \(index) (\(want.step), \(want.precision)): \(outcome)")
+            }
+            if let finding = compare(expected, actual, precision: want.precision) {
+                let steps = reference.entries.map(\.step).joined(separator: " ")
+                return "output \(index) (\(want.step), \(want.precision)) of program [\(steps)]: \(finding)"
+            }
+        }
+        return nil
+    }
+
+    /// An evaluated tensor's shape and elements (as `Double`s), or its error.
+    static func values(of tensor: Tensor, policy: ComputePolicy) -> Result<(shape: [Int], elements: [Double]), TensorError> {
+        blocking { () async throws(TensorError) in
+            try await Tensor.evaluate([tensor], policy: policy)
+            let elements: [Double] = switch tensor.dtype {
+            case .float32: try await tensor.shapedArray(of: Float.self).scalars.map(Double.init)
+            case .float16: try await tensor.shapedArray(of: Float16.self).scalars.map(Double.init)
+            case .int32: try await tensor.shapedArray(of: Int32.self).scalars.map(Double.init)
+            case .bool: try await tensor.shapedArray(of: Bool.self).scalars.map { $0 ? 1 : 0 }
+            }
+            return (tensor.shape, elements)
+        }
+    }
+
+    /// Relative tolerance of approximate entries (absolute below magnitude 1): a chain of
+    /// two dozen operations, each within a few ulps, stays far inside it.
+    static let tolerance = 1e-3
+
+    static func compare(
+        _ expected: Result<(shape: [Int], elements: [Double]), TensorError>,
+        _ actual: Result<(shape: [Int], elements: [Double]), TensorError>,
+        precision: RandomGraph.Precision
+    ) -> String? {
+        switch (expected, actual) {
+        case (.failure(let want), .failure(let got)):
+            return want.kind == got.kind ? nil : "naive threw \(want.kind) (\(want)), openblas threw \(got.kind) (\(got))"
+        case (.failure(let want), .success):
+            return "naive threw \(want), openblas gave a result"
+        case (.success, .failure(let got)):
+            return "naive gave a result, openblas threw \(got)"
+        case (.success(let want), .success(let got)):
+            guard want.shape == got.shape, want.elements.count == got.elements.count else {
+                return "shapes differ: naive \(want.shape), openblas \(got.shape)"
+            }
+            for (index, (w, g)) in zip(want.elements, got.elements).enumerated() where !agree(w, g, precision) {
+                return "element \(index) of \(want.shape): naive \(w), openblas \(g)"
+            }
+            return nil
+        }
+    }
+
+    static func agree(_ want: Double, _ got: Double, _ precision: RandomGraph.Precision) -> Bool {
+        if want == got || (want.isNaN && got.isNaN) { return true }
+        switch precision {
+        case .exact: return false
+        case .approximate: return want.isFinite && got.isFinite && Swift.abs(want - got) <= tolerance * Swift.max(1, Swift.abs(want))
+        case .unstable: return true
+        }
+    }
+
+    /// Runs an async evaluation to completion from synchronous code (a fuzzer's callback).
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(TensorError) -> T) -> Result<T, TensorError> {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do throws(TensorError) { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return box.result ?? .failure(TensorError(.backendFailure, op: "fuzz", message: "the evaluation task ended without a result"))
+    }
+}
+
+/// A result handed from a task to the thread waiting for it (the semaphore orders the accesses).
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    var result: Result<T, TensorError>?
+}
