@@ -23,8 +23,10 @@ struct Layout: Sendable, Hashable {
     var rank: Int { shape.count }
     var elementCount: Int { shape.reduce(1, *) }
 
-    /// Whether the elements are consecutive in row-major order (size-1 axes may have any stride).
+    /// Whether the elements are consecutive in row-major order (size-1 axes may have any stride;
+    /// an empty layout is contiguous whatever its strides).
     var isContiguous: Bool {
+        guard elementCount > 0 else { return true }
         var expected = 1
         for axis in shape.indices.reversed() where shape[axis] != 1 {
             guard strides[axis] == expected else { return false }

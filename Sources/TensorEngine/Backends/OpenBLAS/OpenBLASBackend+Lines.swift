@@ -48,8 +48,10 @@ extension OpenBLASBackend {
                         let scale = 1 / total
                         BlockKernels.map(length, UnsafePointer(target), target) { $0 * scale }
                     } else {
-                        let shift = maximum + UnaryOp.log.apply(total)
-                        BlockKernels.map(length, source, target) { $0 - shift }
+                        // (x - max) - log(total): folding max + log(total) into one shift first
+                        // rounds away log(total) when |max| is large (spacing 1 at 8.9e6).
+                        let logTotal = UnaryOp.log.apply(total)
+                        BlockKernels.map(length, source, target) { ($0 - maximum) - logTotal }
                     }
                 case .layerNorm(let epsilon):
                     let mean = reduceRow(.sum, source, length, 0) / Float(length)

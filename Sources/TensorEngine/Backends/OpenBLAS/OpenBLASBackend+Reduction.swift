@@ -18,6 +18,7 @@ extension OpenBLASBackend {
 
     func reduce(_ reduction: ReductionOp, axes: [Int], _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: reduction.rawValue)
+        guard output.elementCount > 0 else { return result }
         let out = buffer.elements(as: Float.self)
         let (x, outer, extent, inner, owner) = try grouped(input, axes: axes)
         let identity: Float = switch reduction {

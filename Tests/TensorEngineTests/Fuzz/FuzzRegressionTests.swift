@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import TensorEngine
+
+/// Every input a fuzz target ever flagged, replayed through the same check (Fixtures/fuzz/TARGET/),
+/// and each finding restated as a hand-computed test on every backend.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    static func inputs(_ target: FuzzChecks.Target) -> [URL] {
+        guard let folder = Bundle.module.url(forResource: target.rawValue, withExtension: nil, subdirectory: "Fixtures/fuzz") else { return [] }
+        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        return files.filter { !$0.lastPathComponent.hasPrefix(".") }.sorted { $0.path < $1.path }
+    }
+
+    @Test(arguments: FuzzChecks.Target.allCases)
+    func savedInputsPass(_ target: FuzzChecks.Target) throws {
+        let files = Self.inputs(target)
+        #expect(target != .graph || !files.isEmpty, "the graph corpus is in Fixtures/fuzz/graph")
+        for file in files {
+            let finding = FuzzChecks.check(target, Array(try Data(contentsOf: file)))
+            #expect(finding == nil, "\(file.lastPathComponent): \(finding ?? "")")
+        }
+    }
+
+    @Test func pseudoRandomGraphsAgree() {
+        // A fixed sample of the random-graph target's input space (the fuzzer explores far more).
+        var state: UInt64 = 0x5EED
+        for index in 0..<400 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(8 + index % 56) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+            }
+            let finding = FuzzChecks.check(.graph, bytes)
+            #expect(finding == nil, "input \(bytes.map { String(format: "%02x", $0) }.joined()): \(finding ?? "")")
+        }
+    }
+
+    static let policies = Engine.shared.backends.map { ComputePolicy.only($0.kind) }
+
+    /// Found by the graph target: a reshape of a contiguous empty tensor whose strides are not
+    /// row-major (an empty axis before others) reached the backends as a "strided view".
+    @Test(arguments: policies)
+    func tilingAnEmptyTensor(_ policy: ComputePolicy) async throws {
+        let x = Tensor(shape: [17, 1, 17], scalars: [Float](repeating: 1, count: 289))
+        let tiled = x.tiled(multiples: [1, 1, 0])
+        #expect(tiled.shape == [17, 1, 0])
+        let values = try await withComputePolicy(policy) { try await tiled.reshaped(to: [0, 17]).shapedArray(of: Float.self) }
+        #expect(values.shape == [0, 17] && values.scalars.isEmpty)
+    }
+
+    /// Found by the graph target: the openblas column reduction divided by a zero inner extent
+    /// (a reduction whose kept axes include an empty one).
+    @Test(arguments: policies)
+    func reducingAlongAnAxisBeforeAnEmptyOne(_ policy: ComputePolicy) async throws {
+        let x = Tensor(zeros: [2, 3, 0])
+        for reduced in [x.sum(alongAxes: 1), x.mean(alongAxes: 1), x.max(alongAxes: 1), x.min(alongAxes: 1, keepRank: true)] {
+            let values = try await withComputePolicy(policy) { try await reduced.shapedArray(of: Float.self) }
+            #expect(values.scalars.isEmpty && values.shape.contains(0))
+        }
+    }
+
+    /// Found by the graph target: openblas log-softmax folded max + log(sum) into one shift,
+    /// which rounds log(3) away next to 8886110 (float spacing 1 there).
+    @Test(arguments: policies)
+    func logSoftmaxOfLargeTiedRows(_ policy: ComputePolicy) async throws {
+        let x = Tensor(shape: [2, 4], scalars: [8_886_110, 8_886_110, 8_886_110, 1, -3e7, -3e7, -3e7, -3e7] as [Float])
+        let values = try await withComputePolicy(policy) { try await x.logSoftmax(alongAxis: -1).shapedArray(of: Float.self).scalars }
+        let logThree = Foundation.log(3.0), logFour = Foundation.log(4.0)
+        let expected: [Double] = [-logThree, -logThree, -logThree, 1 - 8_886_110 - logThree, -logFour, -logFour, -logFour, -logFour]
+        for (got, want) in zip(values, expected) {
+            #expect(Swift.abs(Double(got) - want) <= 1e-6 * Swift.max(1, Swift.abs(want)), "\(values)")
+        }
+    }
+}
