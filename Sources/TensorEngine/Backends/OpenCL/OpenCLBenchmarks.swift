@@ -82,7 +82,7 @@ package enum OpenCLBenchmarks {
         memset(host.pointer, 1, bytes)
         let device = try runtime.allocate(bytes, op: "bench")
         let write = try time(repetitions, backend) { () throws(TensorError) in
-            try checkCL(clEnqueueWriteBuffer(runtime.queue.raw, device.mem.raw, cl_bool(CL_TRUE), 0, bytes, host.pointer, 0, nil, nil), "clEnqueueWriteBuffer")
+            try checkCL(runtime.enqueueWrite(device.mem.raw, bytes: bytes, from: host.pointer), "clEnqueueWriteBuffer")
         }
         let read = try time(repetitions, backend) { () throws(TensorError) in _ = try runtime.download(device, op: "bench") }
         let wrap = try time(repetitions, backend) { () throws(TensorError) in _ = try runtime.upload(host, op: "bench") }
