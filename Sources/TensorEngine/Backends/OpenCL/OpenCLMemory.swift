@@ -105,9 +105,10 @@ extension OpenCLRuntime {
         }
         guard let raw, status == CL_SUCCESS else {
             if let raw { _ = api.clReleaseMemObject(raw) }
-            let name = OpenCLStatus(status).name
-            throw TensorError(OpenCLStatus(status).isOutOfMemory || raw == nil ? .outOfMemory : .backendFailure, op: op,
-                              message: "cannot allocate \(bytes) bytes on \(device.name): clCreateBuffer failed with \(name)")
+            // Only the allocation failures are out of memory: a lost device is a backend failure.
+            let failure = OpenCLStatus(status)
+            let kind: TensorError.Kind = failure.isOutOfMemory || status == CL_SUCCESS ? .outOfMemory : .backendFailure
+            throw TensorError(kind, op: op, message: "cannot allocate \(bytes) bytes on \(device.name): clCreateBuffer failed with \(failure.name)")
         }
         return OpenCLBuffer(mem: CLMem(raw, capacity: capacity, api: api, live: liveBuffers), byteCount: bytes, memorySpace: memorySpace, pool: pool)
     }
