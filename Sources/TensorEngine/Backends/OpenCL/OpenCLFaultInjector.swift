@@ -108,6 +108,14 @@ extension OpenCLRuntime {
         return api.clEnqueueWriteBuffer(queue.raw, mem, cl_bool(CL_TRUE), 0, bytes, host, 0, nil, nil)
     }
 
+    func enqueueMap(_ mem: cl_mem, bytes: Int, _ status: inout cl_int) -> UnsafeMutableRawPointer? {
+        if let code = faults.failure(at: .enqueue) {
+            status = code
+            return nil
+        }
+        return api.clEnqueueMapBuffer(queue.raw, mem, cl_bool(CL_TRUE), cl_map_flags(CL_MAP_READ), 0, bytes, 0, nil, nil, &status)
+    }
+
     func enqueueKernel(_ kernel: cl_kernel, global: [Int], local: [Int]?) -> cl_int {
         if let code = faults.failure(at: .enqueue) { return code }
         if let local {

@@ -148,8 +148,16 @@ extension OpenCLRuntime {
         return buffer
     }
 
-    /// Copies a device buffer to new host memory, after the commands that write it.
+    /// The elements of a device buffer in host memory, after the commands that write it: mapped on
+    /// devices that share memory with the host (no copy; the buffer stays out of the pool while the
+    /// host value lives, see ``OpenCLMapping``), else copied into new host memory.
     func download(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
+        if device.hostUnifiedMemory, buffer.byteCount > 0, let mapped = try mapForReading(buffer, op: op) { return mapped }
+        return try copyToHost(buffer, op: op)
+    }
+
+    /// Copies a device buffer into new host memory, after the commands that write it.
+    func copyToHost(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
         let host = try HostBuffer(byteCount: buffer.byteCount, op: op)
         guard buffer.byteCount > 0 else { return host }
         try checkCL(enqueueRead(buffer.mem.raw, bytes: buffer.byteCount, into: host.pointer), "clEnqueueReadBuffer", op: op)
