@@ -13,7 +13,10 @@ struct OpenCLDownloadTests {
 
     private func deviceBuffer(_ values: [Float], on runtime: OpenCLRuntime) throws -> OpenCLBuffer {
         let buffer = try runtime.allocate(values.count * 4, op: "test")
-        let status = values.withUnsafeBytes { runtime.enqueueWrite(buffer.mem.raw, bytes: $0.count, from: $0.baseAddress!) }
+        let status = try values.withUnsafeBytes { bytes in
+            let base = try #require(bytes.baseAddress)
+            return runtime.enqueueWrite(buffer.mem.raw, bytes: bytes.count, from: base)
+        }
         try checkCL(status, "clEnqueueWriteBuffer")
         return buffer
     }
@@ -45,7 +48,7 @@ struct OpenCLDownloadTests {
         #expect(floats(try runtime.copyToHost(reused, op: "test"), count: 1000) == second)
     }
 
-    @Test func mappedResultsOfAGraphAreCorrectAndNothingLeaks() async throws {
+    @Test func mappedResultsOfAGraphAreCorrectAndNothingLeaks() throws {
         let runtime = try privateRuntime()
         let backend = OpenCLBackend(runtime: runtime)
         let x = Tensor(shape: [4, 3], scalars: (0..<12).map(Float.init))
