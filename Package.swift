@@ -38,8 +38,11 @@ let package = Package(
         .systemLibrary(
             name: "COpenBLAS", path: "Sources/COpenBLAS", pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]),
+        // Headers only (CL/cl.h, CL/cl_icd.h in /usr/include): no pkg-config, which would add
+        // -lOpenCL. The backend opens libOpenCL.so.1 at run time (OpenCLLibrary), so binaries start
+        // without it; ocl-icd-libopencl1 (pulled in by ocl-icd-opencl-dev) provides it at run time.
         .systemLibrary(
-            name: "COpenCL", path: "Sources/COpenCL", pkgConfig: "OpenCL",
+            name: "COpenCL", path: "Sources/COpenCL",
             providers: [.apt(["ocl-icd-opencl-dev", "opencl-c-headers"])]),
         // Turns every `kernels/*.cl` into one generated Swift source (also usable from CMake:
         // `embed-kernels OUTPUT.swift INPUT.cl...`).

@@ -3,7 +3,8 @@
 //   swift run -c release opencl-bench
 //
 // Prints matmul GFLOP/s (OpenCL kernel vs cblas_sgemm) for 512, 1024 and 2048, the fused
-// elementwise chain in GB/s, kernel launch latency and host<->device transfer rates.
+// elementwise chain in GB/s, kernel launch latency and host<->device transfer rates
+// (`opencl-bench transfer`: the transfers alone).
 import COpenBLAS
 import Foundation
 import TensorEngine
@@ -35,6 +36,18 @@ if CommandLine.arguments.dropFirst().first == "matmul" {
     do { print("matmul \(n): \(format(try OpenCLBenchmarks.matmulGFLOPS(size: n, repetitions: 2))) GFLOP/s") } catch { print("error: \(error)") }
     exit(0)
 }
+/// Host<->device transfer rates for 64 MiB and for 64 KiB buffers.
+func printTransfers() throws {
+    for (bytes, label, repetitions) in [(64 << 20, "64 MiB", 5), (64 << 10, "64 KiB", 200)] {
+        let transfer = try OpenCLBenchmarks.transferGBPerSecond(bytes: bytes, repetitions: repetitions)
+        print("transfer \(label): host->device \(format(transfer.toDevice)) GB/s, device->host copy \(format(transfer.toHost)) GB/s, "
+            + "zero-copy upload \(format(transfer.zeroCopyUpload)) GB/s, download as the backend does it \(format(transfer.download)) GB/s")
+    }
+}
+if CommandLine.arguments.dropFirst().first == "transfer" {
+    do { try printTransfers() } catch { print("error: \(error)") }
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "fused" {
     do {
         print("fused: \(format(try OpenCLBenchmarks.fusedChainGBPerSecond(count: 16 << 20, repetitions: 3))) GB/s")
@@ -54,8 +67,7 @@ do {
     print("fused relu(a*b + c) * 0.5 + tanh(a), 16M floats: \(format(fused)) GB/s")
     let latency = try OpenCLBenchmarks.launchLatency(repetitions: 2000)
     print("launch latency: \(format(latency.single * 1e6)) µs waited, \(format(latency.queued * 1e6)) µs queued")
-    let transfer = try OpenCLBenchmarks.transferGBPerSecond(bytes: 64 << 20, repetitions: 5)
-    print("transfer 64 MiB: host->device \(format(transfer.toDevice)) GB/s, device->host \(format(transfer.toHost)) GB/s, zero-copy upload \(format(transfer.zeroCopyUpload)) GB/s")
+    try printTransfers()
 } catch {
     print("error: \(error)")
     exit(1)

@@ -11,11 +11,13 @@ final class Engine: Sendable {
     /// The device profile of each available backend.
     let profiles: [BackendKind: DeviceProfile]
 
-    private init() {
+    /// An engine whose OpenCL backend uses the entry points of `openCLLibrary` (the process's
+    /// library by default; tests pass a failed load to see the engine without OpenCL).
+    init(openCLLibrary: Result<OpenCLAPI, TensorError> = OpenCLLibrary.shared) {
         var backends: [any Backend] = [NaiveBackend(), OpenBLASBackend()]
         var unavailable: [BackendKind: String] = [:]
         do throws(TensorError) {
-            backends.append(try OpenCLBackend())
+            backends.append(try OpenCLBackend(library: openCLLibrary))
         } catch {
             unavailable[.opencl] = error.message
         }

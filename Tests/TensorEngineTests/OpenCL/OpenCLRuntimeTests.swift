@@ -69,7 +69,7 @@ struct OpenCLRuntimeTests {
 
     @Test(.enabled(if: openCLAvailable, "no OpenCL device"))
     func selectionByIndexAndName() throws {
-        let devices = try OpenCLDiscovery.devices()
+        let devices = try OpenCLDiscovery.devices(api: OpenCLLibrary.shared.get())
         #expect(throws: TensorError.self) { _ = try OpenCLDiscovery.choose(.index(devices.count), from: devices).get() }
         let first = try OpenCLDiscovery.choose(.index(0), from: devices).get()
         let byName = try OpenCLDiscovery.choose(.nameContaining(String(first.name.prefix(4)).uppercased()), from: devices).get()
@@ -79,11 +79,14 @@ struct OpenCLRuntimeTests {
         #expect(OpenCLDeviceSelection(environmentValue: " ") == .automatic)
     }
 
-    /// The child half of the no-device test: runs only inside the subprocess below.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] == "1"))
+    /// The child half of the no-OpenCL tests: runs only inside the subprocesses below, where
+    /// `TENSORENGINE_TEST_EXPECT_NO_OPENCL` holds a part of the reason the engine must give.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] != nil))
     func childWithoutVendorsHasNoOpenCL() async throws {
+        let reason = ProcessInfo.processInfo.environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] ?? ""
         #expect(Engine.shared.backend(.opencl) == nil)
-        #expect(Engine.shared.unavailable[.opencl]?.contains("no OpenCL platform") == true)
+        #expect(Engine.shared.unavailable[.opencl]?.contains(reason) == true, "reason: \(Engine.shared.unavailable[.opencl] ?? "none")")
+        #expect(BackendStatus.all.first { $0.kind == .opencl }?.isAvailable == false)
         let sum = try await (Tensor([1, 2, 3] as [Float]) + 1).shapedArray(of: Float.self)
         #expect(sum.scalars == [2, 3, 4])
         let error = await #expect(throws: TensorError.self) {
@@ -92,8 +95,13 @@ struct OpenCLRuntimeTests {
         #expect(error?.kind == .unsupported)
     }
 
-    /// Runs this test binary again with the ICD loader pointed at an empty vendor directory.
-    @Test func withoutVendorsTheEngineStartsWithoutOpenCL() throws {
+    /// Runs this test binary again with the ICD loader pointed at an empty vendor directory (no
+    /// platform), and with `TENSORENGINE_OPENCL_LIBRARY` naming a file that does not exist (no library).
+    @Test(arguments: [
+        ("OCL_ICD_VENDORS", "(empty directory)", "no OpenCL platform"),
+        ("TENSORENGINE_OPENCL_LIBRARY", "/nonexistent-tensorengine/libOpenCL.so.1", "/nonexistent-tensorengine/libOpenCL.so.1"),
+    ])
+    func withoutOpenCLTheEngineStartsAndRunsOnTheHost(variable: String, value: String, reason: String) throws {
         guard ProcessInfo.processInfo.environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] == nil else { return }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0])
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("te-no-vendors-\(UUID().uuidString)")
@@ -103,8 +111,8 @@ struct OpenCLRuntimeTests {
         process.executableURL = binary
         process.arguments = ["--testing-library", "swift-testing", "--filter", "childWithoutVendorsHasNoOpenCL"]
         var environment = ProcessInfo.processInfo.environment
-        environment["OCL_ICD_VENDORS"] = empty.path
-        environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] = "1"
+        environment[variable] = variable == "OCL_ICD_VENDORS" ? empty.path : value
+        environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] = reason
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

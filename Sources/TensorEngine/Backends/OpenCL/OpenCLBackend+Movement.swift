@@ -92,12 +92,11 @@ extension OpenCLBackend {
             .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
         ], count: outer * count * inner)
         var bad = Int32.max
-        try checkCL(clEnqueueReadBuffer(runtime.queue.raw, flag.mem.raw, cl_bool(CL_TRUE), 0, 4, &bad, 0, nil, nil), "clEnqueueReadBuffer", op: "gather")
+        try checkCL(runtime.enqueueRead(flag.mem.raw, bytes: 4, into: &bad), "clEnqueueReadBuffer", op: "gather")
         guard bad == Int32.max else {
             var position: Int32 = 0
             let byteOffset = (Int(chosenOffset) + Int(bad)) * 4
-            try checkCL(clEnqueueReadBuffer(runtime.queue.raw, chosen.mem.raw, cl_bool(CL_TRUE), byteOffset, 4, &position, 0, nil, nil),
-                        "clEnqueueReadBuffer", op: "gather")
+            try checkCL(runtime.enqueueRead(chosen.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: "gather")
             throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape],
                               message: "index \(position) is out of range for axis \(axis) of size \(extent)")
         }

@@ -3,8 +3,8 @@ import Synchronization
 /// The OpenCL backend: kernels from `kernels/` on one OpenCL device (a GPU when there is one, else
 /// whatever the ICD loader offers, such as PoCL's CPU device).
 ///
-/// Creating it finds and opens the device; with no OpenCL platform or device it throws, and the
-/// engine lists `opencl` as unavailable with that reason. Every op of the table except constants
+/// Creating it finds and opens the device; with no OpenCL library (see ``OpenCLLibrary``), platform
+/// or device it throws, and the engine lists `opencl` as unavailable with that reason. Every op of the table except constants
 /// runs here; view ops share the protocol's implementation.
 final class OpenCLBackend: Backend {
     let runtime: OpenCLRuntime
@@ -16,13 +16,22 @@ final class OpenCLBackend: Backend {
     var deviceName: String { runtime.device.name }
     var memorySpace: MemorySpace { runtime.memorySpace }
 
-    /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default).
-    init(selection: OpenCLDeviceSelection = OpenCLDevices.selection, devices: [OpenCLDeviceInfo]? = nil) throws(TensorError) {
+    /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default),
+    /// through the entry points of `library` (the process's by default).
+    convenience init(
+        selection: OpenCLDeviceSelection = OpenCLDevices.selection, devices: [OpenCLDeviceInfo]? = nil,
+        library: Result<OpenCLAPI, TensorError> = OpenCLLibrary.shared
+    ) throws(TensorError) {
         let candidates: [OpenCLDeviceInfo]
-        if let devices { candidates = devices } else { candidates = try OpenCLDiscovery.devices() }
+        if let devices { candidates = devices } else { candidates = try OpenCLDiscovery.devices(api: try library.get()) }
         let device = try OpenCLDiscovery.choose(selection, from: candidates).get()
-        self.runtime = try OpenCLRuntime.shared(for: device)
-        self.matmulTuning = MatmulTuning.forDevice(device)
+        self.init(runtime: try OpenCLRuntime.shared(for: device, api: try library.get()))
+    }
+
+    /// A backend on a given runtime (tests give it a private runtime to inject faults into).
+    init(runtime: OpenCLRuntime) {
+        self.runtime = runtime
+        self.matmulTuning = MatmulTuning.forDevice(runtime.device)
     }
 
     /// The largest work-group the row kernels use: a power of two within the device's limit.
@@ -117,7 +126,7 @@ final class OpenCLBackend: Backend {
         return Value(buffer: try runtime.download(buffer, op: "download"), layout: value.layout, scalarType: value.scalarType)
     }
 
-    func synchronize() throws(TensorError) { try runtime.queue.finish() }
+    func synchronize() throws(TensorError) { try runtime.finish() }
 
     // MARK: Helpers shared by the op files
 

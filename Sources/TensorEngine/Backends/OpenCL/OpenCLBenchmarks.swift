@@ -73,19 +73,24 @@ package enum OpenCLBenchmarks {
         return (single, queued)
     }
 
-    /// GB/s of explicit host-to-device writes and device-to-host reads of `bytes`, and of the
-    /// zero-copy upload the backend uses on unified-memory devices (wrapping, no copy).
-    package static func transferGBPerSecond(bytes: Int, repetitions: Int) throws(TensorError) -> (toDevice: Double, toHost: Double, zeroCopyUpload: Double) {
+    /// GB/s of explicit host-to-device writes and device-to-host copies (`clEnqueueReadBuffer` into
+    /// new host memory, what downloads did before mapping), of the zero-copy upload the backend uses
+    /// on unified-memory devices (wrapping, no copy), and of a download as the backend does it
+    /// (mapped on those devices), with the host value released after each.
+    package static func transferGBPerSecond(bytes: Int, repetitions: Int) throws(TensorError)
+        -> (toDevice: Double, toHost: Double, zeroCopyUpload: Double, download: Double)
+    {
         let backend = try backend()
         let runtime = backend.runtime
         let host = try HostBuffer(byteCount: bytes)
         memset(host.pointer, 1, bytes)
         let device = try runtime.allocate(bytes, op: "bench")
         let write = try time(repetitions, backend) { () throws(TensorError) in
-            try checkCL(clEnqueueWriteBuffer(runtime.queue.raw, device.mem.raw, cl_bool(CL_TRUE), 0, bytes, host.pointer, 0, nil, nil), "clEnqueueWriteBuffer")
+            try checkCL(runtime.enqueueWrite(device.mem.raw, bytes: bytes, from: host.pointer), "clEnqueueWriteBuffer")
         }
-        let read = try time(repetitions, backend) { () throws(TensorError) in _ = try runtime.download(device, op: "bench") }
+        let read = try time(repetitions, backend) { () throws(TensorError) in _ = try runtime.copyToHost(device, op: "bench") }
         let wrap = try time(repetitions, backend) { () throws(TensorError) in _ = try runtime.upload(host, op: "bench") }
-        return (Double(bytes) / write / 1e9, Double(bytes) / read / 1e9, Double(bytes) / wrap / 1e9)
+        let download = try time(repetitions, backend) { () throws(TensorError) in _ = try runtime.download(device, op: "bench") }
+        return (Double(bytes) / write / 1e9, Double(bytes) / read / 1e9, Double(bytes) / wrap / 1e9, Double(bytes) / download / 1e9)
     }
 }

@@ -37,7 +37,8 @@ public enum OpenCLDevices {
 
     /// The devices found, as `index: name (type, platform)` lines; empty without OpenCL.
     public static func available() -> [String] {
-        let devices = (try? OpenCLDiscovery.devices()) ?? []
+        guard case .success(let api) = OpenCLLibrary.shared else { return [] }
+        let devices = (try? OpenCLDiscovery.devices(api: api)) ?? []
         return devices.map { "\($0.index): \($0.name) (\($0.type), \($0.platformName))" }
     }
 
@@ -76,24 +77,24 @@ struct OpenCLDeviceInfo: @unchecked Sendable {
 /// Enumeration and selection of devices through the ICD loader.
 enum OpenCLDiscovery {
     /// Every device of every platform, in the loader's order. No platform gives an empty list.
-    static func devices() throws(TensorError) -> [OpenCLDeviceInfo] {
+    static func devices(api: OpenCLAPI) throws(TensorError) -> [OpenCLDeviceInfo] {
         var platformCount: cl_uint = 0
-        let status = clGetPlatformIDs(0, nil, &platformCount)
+        let status = api.clGetPlatformIDs(0, nil, &platformCount)
         // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR (-1001) when no vendor is installed.
         guard status == CL_SUCCESS, platformCount > 0 else { return [] }
         var platforms = [cl_platform_id?](repeating: nil, count: Int(platformCount))
-        try checkCL(clGetPlatformIDs(platformCount, &platforms, nil), "clGetPlatformIDs")
+        try checkCL(api.clGetPlatformIDs(platformCount, &platforms, nil), "clGetPlatformIDs")
         var result: [OpenCLDeviceInfo] = []
         for case let platform? in platforms {
             var deviceCount: cl_uint = 0
-            guard clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), 0, nil, &deviceCount) == CL_SUCCESS,
+            guard api.clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), 0, nil, &deviceCount) == CL_SUCCESS,
                 deviceCount > 0
             else { continue }
             var ids = [cl_device_id?](repeating: nil, count: Int(deviceCount))
-            guard clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), deviceCount, &ids, nil) == CL_SUCCESS
+            guard api.clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), deviceCount, &ids, nil) == CL_SUCCESS
             else { continue }
             for case let id? in ids {
-                result.append(describe(id, platform: platform, index: result.count))
+                result.append(describe(id, platform: platform, index: result.count, api: api))
             }
         }
         return result
@@ -131,26 +132,26 @@ enum OpenCLDiscovery {
         }
     }
 
-    private static func describe(_ id: cl_device_id, platform: cl_platform_id, index: Int) -> OpenCLDeviceInfo {
-        let type: cl_device_type = scalar(id, CL_DEVICE_TYPE, 0)
+    private static func describe(_ id: cl_device_id, platform: cl_platform_id, index: Int, api: OpenCLAPI) -> OpenCLDeviceInfo {
+        let type: cl_device_type = scalar(api, id, CL_DEVICE_TYPE, 0)
         let deviceType: OpenCLDeviceInfo.DeviceType =
             type & cl_device_type(CL_DEVICE_TYPE_GPU) != 0 ? .gpu
             : type & cl_device_type(CL_DEVICE_TYPE_ACCELERATOR) != 0 ? .accelerator
             : type & cl_device_type(CL_DEVICE_TYPE_CPU) != 0 ? .cpu : .other
-        let extensions = string(id, CL_DEVICE_EXTENSIONS)
-        let singleConfig: cl_device_fp_config = scalar(id, CL_DEVICE_SINGLE_FP_CONFIG, 0)
-        let workGroup: Int = scalar(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1)
-        let local: cl_ulong = scalar(id, CL_DEVICE_LOCAL_MEM_SIZE, 0)
-        let global: cl_ulong = scalar(id, CL_DEVICE_GLOBAL_MEM_SIZE, 0)
-        let maxAlloc: cl_ulong = scalar(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0)
-        let unified: cl_bool = scalar(id, CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool(CL_FALSE))
-        let units: cl_uint = scalar(id, CL_DEVICE_MAX_COMPUTE_UNITS, 1)
+        let extensions = string(api, id, CL_DEVICE_EXTENSIONS)
+        let singleConfig: cl_device_fp_config = scalar(api, id, CL_DEVICE_SINGLE_FP_CONFIG, 0)
+        let workGroup: Int = scalar(api, id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1)
+        let local: cl_ulong = scalar(api, id, CL_DEVICE_LOCAL_MEM_SIZE, 0)
+        let global: cl_ulong = scalar(api, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0)
+        let maxAlloc: cl_ulong = scalar(api, id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0)
+        let unified: cl_bool = scalar(api, id, CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool(CL_FALSE))
+        let units: cl_uint = scalar(api, id, CL_DEVICE_MAX_COMPUTE_UNITS, 1)
         var platformName = [CChar](repeating: 0, count: 256)
-        clGetPlatformInfo(platform, cl_platform_info(CL_PLATFORM_NAME), 255, &platformName, nil)
+        _ = api.clGetPlatformInfo(platform, cl_platform_info(CL_PLATFORM_NAME), 255, &platformName, nil)
         return OpenCLDeviceInfo(
             index: index, id: id, platform: platform,
             platformName: String(decoding: platformName.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-            name: string(id, CL_DEVICE_NAME), driverVersion: string(id, CL_DRIVER_VERSION), type: deviceType,
+            name: string(api, id, CL_DEVICE_NAME), driverVersion: string(api, id, CL_DRIVER_VERSION), type: deviceType,
             maxWorkGroupSize: max(1, workGroup), localMemoryBytes: Int(local), globalMemoryBytes: Int(global),
             maxAllocationBytes: Int(maxAlloc), hostUnifiedMemory: unified != 0,
             hasFP64: extensions.contains("cl_khr_fp64"), hasFP16: extensions.contains("cl_khr_fp16"),
@@ -159,19 +160,19 @@ enum OpenCLDiscovery {
             computeUnits: Int(units))
     }
 
-    private static func string(_ id: cl_device_id, _ parameter: Int32) -> String {
+    private static func string(_ api: OpenCLAPI, _ id: cl_device_id, _ parameter: Int32) -> String {
         var size = 0
-        guard clGetDeviceInfo(id, cl_device_info(parameter), 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
+        guard api.clGetDeviceInfo(id, cl_device_info(parameter), 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
         var bytes = [CChar](repeating: 0, count: size)
-        guard clGetDeviceInfo(id, cl_device_info(parameter), size, &bytes, nil) == CL_SUCCESS else { return "" }
+        guard api.clGetDeviceInfo(id, cl_device_info(parameter), size, &bytes, nil) == CL_SUCCESS else { return "" }
         return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             .trimmingCharacters(in: .whitespaces)
     }
 
-    private static func scalar<T>(_ id: cl_device_id, _ parameter: Int32, _ fallback: T) -> T {
+    private static func scalar<T>(_ api: OpenCLAPI, _ id: cl_device_id, _ parameter: Int32, _ fallback: T) -> T {
         var value = fallback
         let status = withUnsafeMutableBytes(of: &value) { raw in
-            clGetDeviceInfo(id, cl_device_info(parameter), raw.count, raw.baseAddress, nil)
+            api.clGetDeviceInfo(id, cl_device_info(parameter), raw.count, raw.baseAddress, nil)
         }
         return status == CL_SUCCESS ? value : fallback
     }

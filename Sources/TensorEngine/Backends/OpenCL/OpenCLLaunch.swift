@@ -22,25 +22,19 @@ extension OpenCLRuntime {
                 switch argument {
                 case .buffer(let buffer):
                     var raw: cl_mem? = buffer.mem.raw
-                    status = clSetKernelArg(kernel.raw, cl_uint(index), MemoryLayout<cl_mem?>.size, &raw)
+                    status = setKernelArg(kernel.raw, index, MemoryLayout<cl_mem?>.size, &raw)
                 case .int(var value):
-                    status = clSetKernelArg(kernel.raw, cl_uint(index), 4, &value)
+                    status = setKernelArg(kernel.raw, index, 4, &value)
                 case .uint(var value):
-                    status = clSetKernelArg(kernel.raw, cl_uint(index), 4, &value)
+                    status = setKernelArg(kernel.raw, index, 4, &value)
                 case .float(var value):
-                    status = clSetKernelArg(kernel.raw, cl_uint(index), 4, &value)
+                    status = setKernelArg(kernel.raw, index, 4, &value)
                 case .int8(let vector):
-                    status = withUnsafeBytes(of: vector) { clSetKernelArg(kernel.raw, cl_uint(index), 32, $0.baseAddress) }
+                    status = withUnsafeBytes(of: vector) { setKernelArg(kernel.raw, index, 32, $0.baseAddress) }
                 }
                 try checkCL(status, "clSetKernelArg(\(index))")
             }
-            let status: cl_int
-            if let local {
-                status = clEnqueueNDRangeKernel(queue.raw, kernel.raw, cl_uint(global.count), nil, global, local, 0, nil, nil)
-            } else {
-                status = clEnqueueNDRangeKernel(queue.raw, kernel.raw, cl_uint(global.count), nil, global, nil, 0, nil, nil)
-            }
-            try checkCL(status, "clEnqueueNDRangeKernel")
+            try checkCL(enqueueKernel(kernel.raw, global: global, local: local), "clEnqueueNDRangeKernel")
         }
     }
 

@@ -72,10 +72,20 @@ final class OpenCLBufferPool: Sendable {
     }
 
     var idleBytes: Int { state.withLock { $0.bytes } }
+
+    /// The number of idle buffers kept.
+    var idleCount: Int { state.withLock { $0.free.values.reduce(0) { $0 + $1.count } } }
 }
 
 extension OpenCLRuntime {
     var memorySpace: MemorySpace { .openCL(device: device.index) }
+
+    /// Device buffers of this runtime that exist now, idle pooled ones included (``drainPool()``
+    /// first to count only buffers in use).
+    var liveBufferCount: Int { liveBuffers.value }
+
+    /// Frees every idle pooled buffer.
+    func drainPool() { pool.drain() }
 
     /// A device buffer of at least `bytes` bytes, from the pool or new; out of memory is a typed error.
     func allocate(_ bytes: Int, op: String) throws(TensorError) -> OpenCLBuffer {
@@ -87,17 +97,20 @@ extension OpenCLRuntime {
             return OpenCLBuffer(mem: mem, byteCount: bytes, memorySpace: memorySpace, pool: pool)
         }
         var status: cl_int = CL_SUCCESS
-        var raw = clCreateBuffer(context.raw, cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
+        var raw = createBuffer(cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
         if raw == nil || OpenCLStatus(status).isOutOfMemory {
+            if let raw { _ = api.clReleaseMemObject(raw) }
             pool.drain()
-            raw = clCreateBuffer(context.raw, cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
+            raw = createBuffer(cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
         }
         guard let raw, status == CL_SUCCESS else {
-            let name = OpenCLStatus(status).name
-            throw TensorError(OpenCLStatus(status).isOutOfMemory || raw == nil ? .outOfMemory : .backendFailure, op: op,
-                              message: "cannot allocate \(bytes) bytes on \(device.name): clCreateBuffer failed with \(name)")
+            if let raw { _ = api.clReleaseMemObject(raw) }
+            // Only the allocation failures are out of memory: a lost device is a backend failure.
+            let failure = OpenCLStatus(status)
+            let kind: TensorError.Kind = failure.isOutOfMemory || status == CL_SUCCESS ? .outOfMemory : .backendFailure
+            throw TensorError(kind, op: op, message: "cannot allocate \(bytes) bytes on \(device.name): clCreateBuffer failed with \(failure.name)")
         }
-        return OpenCLBuffer(mem: CLMem(raw, capacity: capacity), byteCount: bytes, memorySpace: memorySpace, pool: pool)
+        return OpenCLBuffer(mem: CLMem(raw, capacity: capacity, api: api, live: liveBuffers), byteCount: bytes, memorySpace: memorySpace, pool: pool)
     }
 
     /// Copies a host buffer to the device. On devices that share memory with the host the buffer is
@@ -107,31 +120,47 @@ extension OpenCLRuntime {
         if device.hostUnifiedMemory, host.byteCount > 0 {
             var status: cl_int = CL_SUCCESS
             let flags = cl_mem_flags(CL_MEM_READ_ONLY) | cl_mem_flags(CL_MEM_USE_HOST_PTR)
-            if let raw = clCreateBuffer(context.raw, flags, host.byteCount, host.pointer, &status), status == CL_SUCCESS {
+            if let raw = createBuffer(flags, host.byteCount, host.pointer, &status) {
+                guard status == CL_SUCCESS else {
+                    _ = api.clReleaseMemObject(raw)
+                    return try copyToDevice(host, op: op)
+                }
                 let owner = Unmanaged.passRetained(host).toOpaque()
-                let registered = clSetMemObjectDestructorCallback(raw, { _, owner in
+                let registered = api.clSetMemObjectDestructorCallback(raw, { _, owner in
                     if let owner { Unmanaged<HostBuffer>.fromOpaque(owner).release() }
                 }, owner)
                 if registered == CL_SUCCESS {
-                    return OpenCLBuffer(mem: CLMem(raw, capacity: host.byteCount), byteCount: host.byteCount, memorySpace: memorySpace, pool: nil)
+                    let mem = CLMem(raw, capacity: host.byteCount, api: api, live: liveBuffers)
+                    return OpenCLBuffer(mem: mem, byteCount: host.byteCount, memorySpace: memorySpace, pool: nil)
                 }
                 Unmanaged<HostBuffer>.fromOpaque(owner).release()
-                clReleaseMemObject(raw)
+                _ = api.clReleaseMemObject(raw)
             }
         }
+        return try copyToDevice(host, op: op)
+    }
+
+    /// Copies a host buffer into a new device buffer.
+    private func copyToDevice(_ host: HostBuffer, op: String) throws(TensorError) -> OpenCLBuffer {
         let buffer = try allocate(host.byteCount, op: op)
         guard host.byteCount > 0 else { return buffer }
-        try checkCL(clEnqueueWriteBuffer(queue.raw, buffer.mem.raw, cl_bool(CL_TRUE), 0, host.byteCount, host.pointer, 0, nil, nil),
-                    "clEnqueueWriteBuffer", op: op)
+        try checkCL(enqueueWrite(buffer.mem.raw, bytes: host.byteCount, from: host.pointer), "clEnqueueWriteBuffer", op: op)
         return buffer
     }
 
-    /// Copies a device buffer to new host memory, after the commands that write it.
+    /// The elements of a device buffer in host memory, after the commands that write it: mapped on
+    /// devices that share memory with the host (no copy; the buffer stays out of the pool while the
+    /// host value lives, see ``OpenCLMapping``), else copied into new host memory.
     func download(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
+        if device.hostUnifiedMemory, buffer.byteCount > 0, let mapped = try mapForReading(buffer, op: op) { return mapped }
+        return try copyToHost(buffer, op: op)
+    }
+
+    /// Copies a device buffer into new host memory, after the commands that write it.
+    func copyToHost(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
         let host = try HostBuffer(byteCount: buffer.byteCount, op: op)
         guard buffer.byteCount > 0 else { return host }
-        try checkCL(clEnqueueReadBuffer(queue.raw, buffer.mem.raw, cl_bool(CL_TRUE), 0, buffer.byteCount, host.pointer, 0, nil, nil),
-                    "clEnqueueReadBuffer", op: op)
+        try checkCL(enqueueRead(buffer.mem.raw, bytes: buffer.byteCount, into: host.pointer), "clEnqueueReadBuffer", op: op)
         return host
     }
 }

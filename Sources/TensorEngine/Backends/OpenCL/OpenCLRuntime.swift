@@ -8,6 +8,12 @@ import Synchronization
 /// arguments, which ``launch(_:_:global:local:)`` does under a lock together with the enqueue.
 final class OpenCLRuntime: @unchecked Sendable {
     let device: OpenCLDeviceInfo
+    /// The entry points every call of this runtime goes through.
+    let api: OpenCLAPI
+    /// Simulated failures for tests; off unless a test injects one.
+    let faults = OpenCLFaultInjector()
+    /// Device buffers of this runtime that exist, pooled ones included.
+    let liveBuffers = OpenCLLiveBuffers()
     let context: CLContext
     let queue: CLQueue
     let pool: OpenCLBufferPool
@@ -25,28 +31,32 @@ final class OpenCLRuntime: @unchecked Sendable {
     private static let registry = Mutex<[Int: OpenCLRuntime]>([:])
 
     /// The process's runtime for a device, created on first use (under a lock, so never twice).
-    static func shared(for device: OpenCLDeviceInfo) throws(TensorError) -> OpenCLRuntime {
+    static func shared(for device: OpenCLDeviceInfo, api: OpenCLAPI) throws(TensorError) -> OpenCLRuntime {
         try registry.withLock { (runtimes: inout [Int: OpenCLRuntime]) throws(TensorError) -> OpenCLRuntime in
             if let existing = runtimes[device.index] { return existing }
-            let runtime = try OpenCLRuntime(device: device, cache: ProgramDiskCache(directory: ProgramDiskCache.defaultDirectory()))
+            let runtime = try OpenCLRuntime(device: device, api: api, cache: ProgramDiskCache(directory: ProgramDiskCache.defaultDirectory()))
             runtimes[device.index] = runtime
             return runtime
         }
     }
 
-    private init(device: OpenCLDeviceInfo, cache: ProgramDiskCache) throws(TensorError) {
+    /// A runtime of its own on a device, apart from the process's shared one: tests use it to
+    /// inject faults without disturbing other users of the device. Create it only after the shared
+    /// runtime exists (PoCL's first set-up is not safe to race).
+    init(device: OpenCLDeviceInfo, api: OpenCLAPI, cache: ProgramDiskCache) throws(TensorError) {
         self.device = device
+        self.api = api
         self.diskCache = cache
         var status: cl_int = CL_SUCCESS
         var deviceID: cl_device_id? = device.id
-        guard let context = clCreateContext(nil, 1, &deviceID, nil, nil, &status), status == CL_SUCCESS else {
+        guard let context = api.clCreateContext(nil, 1, &deviceID, nil, nil, &status), status == CL_SUCCESS else {
             throw TensorError(.backendFailure, op: "opencl", message: "clCreateContext on \(device.name) failed with \(OpenCLStatus(status).name)")
         }
-        self.context = CLContext(context)
-        guard let queue = clCreateCommandQueue(context, device.id, 0, &status), status == CL_SUCCESS else {
+        self.context = CLContext(context, api: api)
+        guard let queue = api.clCreateCommandQueue(context, device.id, 0, &status), status == CL_SUCCESS else {
             throw TensorError(.backendFailure, op: "opencl", message: "clCreateCommandQueue on \(device.name) failed with \(OpenCLStatus(status).name)")
         }
-        self.queue = CLQueue(queue)
+        self.queue = CLQueue(queue, api: api)
         self.pool = OpenCLBufferPool(limitBytes: max(64 << 20, device.globalMemoryBytes / 8))
     }
 
@@ -72,7 +82,7 @@ final class OpenCLRuntime: @unchecked Sendable {
         if let kernel = kernels.withLock({ $0[KernelKey(program: key, name: name)] }) { return kernel }
         let program = try program(source: source, options: fullOptions, key: key)
         var status: cl_int = CL_SUCCESS
-        guard let raw = clCreateKernel(program.raw, name.rawValue, &status), status == CL_SUCCESS else {
+        guard let raw = createKernel(program.raw, name.rawValue, &status), status == CL_SUCCESS else {
             throw TensorError(.backendFailure, op: "opencl", message: "clCreateKernel(\(name.rawValue)) failed with \(OpenCLStatus(status).name)")
         }
         let kernel = CLKernel(raw, program: program)
@@ -107,14 +117,15 @@ final class OpenCLRuntime: @unchecked Sendable {
 
     private func programFromSource(_ source: String, options: String) throws(TensorError) -> CLProgram {
         var status: cl_int = CL_SUCCESS
-        let created: cl_program? = source.withCString { text in
+        if let code = faults.failure(at: .other) { status = code }
+        let created: cl_program? = status != CL_SUCCESS ? nil : source.withCString { text in
             var pointer: UnsafePointer<CChar>? = text
-            return clCreateProgramWithSource(context.raw, 1, &pointer, nil, &status)
+            return api.clCreateProgramWithSource(context.raw, 1, &pointer, nil, &status)
         }
         guard let created, status == CL_SUCCESS else {
             throw TensorError(.backendFailure, op: "opencl build", message: "clCreateProgramWithSource failed with \(OpenCLStatus(status).name)")
         }
-        let program = CLProgram(created)
+        let program = CLProgram(created, api: api)
         try build(program, options: options)
         return program
     }
@@ -124,22 +135,22 @@ final class OpenCLRuntime: @unchecked Sendable {
         var binaryStatus: cl_int = CL_SUCCESS
         var deviceID: cl_device_id? = device.id
         var length = binary.count
-        let created: cl_program? = binary.withUnsafeBufferPointer { bytes in
+        if let code = faults.failure(at: .other) { status = code }
+        let created: cl_program? = status != CL_SUCCESS ? nil : binary.withUnsafeBufferPointer { bytes in
             var pointer: UnsafePointer<UInt8>? = bytes.baseAddress
-            return clCreateProgramWithBinary(context.raw, 1, &deviceID, &length, &pointer, &binaryStatus, &status)
+            return api.clCreateProgramWithBinary(context.raw, 1, &deviceID, &length, &pointer, &binaryStatus, &status)
         }
         guard let created, status == CL_SUCCESS, binaryStatus == CL_SUCCESS else {
-            if let created { clReleaseProgram(created) }
+            if let created { _ = api.clReleaseProgram(created) }
             throw TensorError(.backendFailure, op: "opencl build", message: "clCreateProgramWithBinary failed with \(OpenCLStatus(status == CL_SUCCESS ? binaryStatus : status).name)")
         }
-        let program = CLProgram(created)
+        let program = CLProgram(created, api: api)
         try build(program, options: options)
         return program
     }
 
     private func build(_ program: CLProgram, options: String) throws(TensorError) {
-        var deviceID: cl_device_id? = device.id
-        let status = clBuildProgram(program.raw, 1, &deviceID, options, nil, nil)
+        let status = buildProgram(program.raw, options: options)
         guard status == CL_SUCCESS else {
             throw TensorError(.backendFailure, op: "opencl build", message: "clBuildProgram failed with \(OpenCLStatus(status).name) (options: \(options)); build log:\n\(buildLog(of: program))")
         }
@@ -148,11 +159,11 @@ final class OpenCLRuntime: @unchecked Sendable {
     /// The compiler's log for a program on this device.
     func buildLog(of program: CLProgram) -> String {
         var size = 0
-        guard clGetProgramBuildInfo(program.raw, device.id, cl_program_build_info(CL_PROGRAM_BUILD_LOG), 0, nil, &size) == CL_SUCCESS,
+        guard api.clGetProgramBuildInfo(program.raw, device.id, cl_program_build_info(CL_PROGRAM_BUILD_LOG), 0, nil, &size) == CL_SUCCESS,
             size > 0
         else { return "(no build log)" }
         var bytes = [CChar](repeating: 0, count: size)
-        guard clGetProgramBuildInfo(program.raw, device.id, cl_program_build_info(CL_PROGRAM_BUILD_LOG), size, &bytes, nil) == CL_SUCCESS
+        guard api.clGetProgramBuildInfo(program.raw, device.id, cl_program_build_info(CL_PROGRAM_BUILD_LOG), size, &bytes, nil) == CL_SUCCESS
         else { return "(no build log)" }
         return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -160,13 +171,13 @@ final class OpenCLRuntime: @unchecked Sendable {
     /// The device binary of a built program (`CL_PROGRAM_BINARIES`), or `nil` if the driver has none.
     private func binary(of program: CLProgram) -> [UInt8]? {
         var size = 0
-        guard clGetProgramInfo(program.raw, cl_program_info(CL_PROGRAM_BINARY_SIZES), MemoryLayout<Int>.size, &size, nil) == CL_SUCCESS,
+        guard api.clGetProgramInfo(program.raw, cl_program_info(CL_PROGRAM_BINARY_SIZES), MemoryLayout<Int>.size, &size, nil) == CL_SUCCESS,
             size > 0
         else { return nil }
         var bytes = [UInt8](repeating: 0, count: size)
         let status = bytes.withUnsafeMutableBufferPointer { buffer in
             var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return clGetProgramInfo(program.raw, cl_program_info(CL_PROGRAM_BINARIES), MemoryLayout<UnsafeMutablePointer<UInt8>?>.size, &pointer, nil)
+            return api.clGetProgramInfo(program.raw, cl_program_info(CL_PROGRAM_BINARIES), MemoryLayout<UnsafeMutablePointer<UInt8>?>.size, &pointer, nil)
         }
         return status == CL_SUCCESS ? bytes : nil
     }
