@@ -9,6 +9,10 @@ Each framework runs only when it is installed. To install them in a virtual envi
     python3 -m venv .venv && . .venv/bin/activate
     pip install numpy
     pip install torch --index-url https://download.pytorch.org/whl/cpu   # CPU-only wheel
+    pip install sentence-transformers                                    # the minilm-* rows
+
+The minilm-* workloads (all-MiniLM-L6-v2, fetched by scripts/fetch-model.sh) run through
+sentence-transformers' `encode` on PyTorch, as `torch` rows, when it and the model are present.
 
 The workloads mirror Sources/TensorEngine/Workloads/Workload.swift (names, shapes, quick flags,
 FLOP and byte counts); change both together. Timing follows tensorbench: the first run apart,
@@ -64,8 +68,64 @@ WORKLOADS = [
     spec("bert-layer", True,
          2 * (TOKENS * HIDDEN * HIDDEN * 4 + TOKENS * HIDDEN * FFN * 2 + HEADS * TOKENS * TOKENS * HEAD * 2),
          (HIDDEN * HIDDEN * 4 + HIDDEN * FFN * 2 + TOKENS * HIDDEN * 2) * 4, False),
+    spec("minilm-b1", True, 2 * 12 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
+    spec("minilm-b32", False, 2 * 32 * 20 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     spec("dispatch-1000", True, 1000, 8, False),
 ]
+
+# The minilm-* workloads' sentences: the same as Workload.MiniLMSentences in
+# Sources/TensorEngine/Workloads/Workload+MiniLM.swift; change both together.
+MINILM_BATCH = [
+    "The committee will meet again next Tuesday morning to discuss the budget for the coming year.",
+    "A young woman is riding her red bicycle along the river on a warm and sunny afternoon.",
+    "Researchers found that regular exercise improves both memory and mood in older adults over time.",
+    "The train to the airport was delayed by forty minutes this morning because of a signal failure.",
+    "He spent the whole long weekend repairing the old wooden fence behind his house in the village.",
+    "Our new coffee machine in the office makes a surprisingly good espresso in under a minute.",
+    "The children built a large sandcastle near the water and decorated it with shells from the beach.",
+    "Heavy rain and strong winds are expected across the northern region for the rest of the week.",
+    "She finally finished writing her first novel last month after working on it for six long years.",
+    "The city museum is opening a new exhibition of modern sculpture and painting from South America.",
+    "Please remember to turn off all the lights and lock the front door when you leave tonight.",
+    "The software update fixes several serious bugs and makes the application start much faster than before.",
+    "A large group of tourists is taking photographs in front of the old cathedral in the main square.",
+    "The chef prepared a delicious soup with fresh tomatoes, garlic, onions and a few basil leaves.",
+    "Scientists have recently discovered a new species of small green frog in the mountains of Peru.",
+    "The football match was cancelled at the last minute because heavy rain had flooded the pitch.",
+    "My grandmother still writes long letters by hand and sends them to the whole family every month.",
+    "The company reported much higher profits this quarter thanks to strong sales of its phones in Asia.",
+    "A small brown dog is happily chasing a red ball across the wet grass in the city park.",
+    "The university library extended its opening hours so that students can study late in the evening.",
+    "Two strong men are carefully carrying a heavy sofa up the narrow stairs of the old building.",
+    "The pilot announced that the plane from Madrid would land about twenty minutes earlier than planned.",
+    "Learning a second language is much easier when you practise speaking it with friends every day.",
+    "The farmers are worried that the long, hot and dry summer will ruin this year's harvest.",
+    "He ordered a large pizza with mushrooms, olives, peppers and extra cheese for dinner last night.",
+    "The city council plans to plant ten thousand new trees along its busiest streets next year.",
+    "A woman is slicing fresh vegetables on a wooden board in a bright and tidy kitchen.",
+    "The concert hall was completely full for the orchestra's final performance of the winter season.",
+    "Doctors recommend drinking plenty of cold water, especially during long walks on hot summer days.",
+    "The old stone bridge across the valley will be closed for repairs until the end of next spring.",
+    "Our friendly neighbours adopted a small grey kitten from the local animal shelter last weekend.",
+    "The students presented their science project on renewable energy to the whole school on Friday.",
+]
+MINILM_SENTENCES = {
+    "minilm-b1": ["A man is playing a guitar on the stage."],
+    "minilm-b32": MINILM_BATCH,
+}
+
+
+def model_folder():
+    """all-MiniLM-L6-v2's folder, as tensorbench finds it (scripts/fetch-model.sh puts it there)."""
+    return os.environ.get("TENSORENGINE_MODEL_DIR") or os.path.expanduser("~/.cache/tensorengine/models/all-MiniLM-L6-v2")
+
+
+class Unsupported(Exception):
+    """A workload a peer cannot run: a skipped row with this reason and message."""
+
+    def __init__(self, reason, detail):
+        super().__init__(detail)
+        self.reason = reason
 
 
 def input_shapes(name):
@@ -104,6 +164,8 @@ class NumPyPeer:
         self.version = numpy.__version__
 
     def inputs(self, name):
+        if name in MINILM_SENTENCES:
+            raise Unsupported("unsupported", "sentence embedding runs through sentence-transformers on PyTorch (the torch row)")
         np = self.np
         rng = np.random.default_rng(1)
         made = []
@@ -192,7 +254,25 @@ class TorchPeer(NumPyPeer):
         self.np = numpy
 
     def inputs(self, name):
+        if name in MINILM_SENTENCES:
+            return [self.sentence_transformer()]
         return [self.torch.from_numpy(self.np.ascontiguousarray(a)) for a in NumPyPeer.inputs(self, name)]
+
+    def sentence_transformer(self):
+        """all-MiniLM-L6-v2 through sentence-transformers on CPU, loaded once per workload (untimed)."""
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as error:
+            raise Unsupported("not installed", f"sentence-transformers is not installed ({error}); pip install sentence-transformers")
+        folder = model_folder()
+        if not os.path.isfile(os.path.join(folder, "model.safetensors")):
+            raise Unsupported("no model", f"all-MiniLM-L6-v2 not found in {folder}; run scripts/fetch-model.sh (or set TENSORENGINE_MODEL_DIR)")
+        return SentenceTransformer(folder, device="cpu")
+
+    @staticmethod
+    def embed(model, sentences):
+        """Strings in, normalized embeddings out, as tensorbench's minilm-* rows (tokenizing and pooling included)."""
+        return model.encode(sentences, batch_size=32, normalize_embeddings=True, show_progress_bar=False)
 
     def softmax(self, x):
         return self.torch.softmax(x, dim=-1)
@@ -205,6 +285,9 @@ class TorchPeer(NumPyPeer):
 
     def graph(self, name):
         torch = self.torch
+        if name in MINILM_SENTENCES:
+            sentences = MINILM_SENTENCES[name]
+            return lambda x: self.embed(x[0], sentences)
         if name.startswith("gemm-") or name in ("gemv-768x3072", "bmm-12x128x64"):
             return lambda x: torch.matmul(x[0], x[1])
         if name.startswith("eltwise-"):
@@ -367,6 +450,12 @@ def main(argv):
         versions[cls.name] = peer.version
         versions["threads"] = str(args.threads)
         statuses.append({"name": cls.name, "available": True, "detail": f"{peer.version}; {peer.note}"})
+    if "torch" in versions and any(w["name"] in MINILM_SENTENCES for w in selected):
+        try:
+            import sentence_transformers
+            versions["sentence_transformers"] = sentence_transformers.__version__
+        except ImportError:
+            pass
     if "numpy" in versions:
         try:
             import numpy
@@ -390,6 +479,9 @@ def main(argv):
                 inputs = peer.inputs(workload["name"])
                 graph = peer.graph(workload["name"])
                 first, samples = measure(lambda: graph(inputs), budget, args.iterations)
+            except Unsupported as unsupported:
+                skipped.append({"workload": workload["name"], "backend": peer.name, "reason": unsupported.reason, "detail": str(unsupported)})
+                continue
             except Exception as error:  # a peer's failure is a skipped row, never the end of the run
                 skipped.append({"workload": workload["name"], "backend": peer.name, "reason": "failed", "detail": str(error)})
                 continue

@@ -5,10 +5,10 @@ import TensorEngine
 
 /// The bare kernels reference rows time: what the machine does without the engine around it.
 ///
-/// Each owns its buffers (allocated and filled once, outside the timed region) and runs with the
-/// same thread count the engine uses: OpenBLAS's, which the engine's backend set, and for the
-/// triad one worker per active core via `DispatchQueue.concurrentPerform`, as the engine splits
-/// its streaming loops.
+/// Each owns its buffers (allocated and filled once, outside the timed region) and runs on every
+/// active core: BLAS calls with OpenBLAS's threads set to the core count before each run (the
+/// engine changes that setting per product, see `MatmulSplit`), and the triad with one worker per
+/// core via `DispatchQueue.concurrentPerform`, as the engine splits its streaming loops.
 final class BareKernel: @unchecked Sendable {
     /// What runs, as the report's `detail` names it.
     let name: String
@@ -35,6 +35,12 @@ final class BareKernel: @unchecked Sendable {
     /// Runs the kernel once.
     func run() { body(buffers) }
 
+    /// Sets OpenBLAS's threads to the active core count (a no-op when already so).
+    private static func useEveryCore() {
+        let cores = Int32(ProcessInfo.processInfo.activeProcessorCount)
+        if openblas_get_num_threads() != cores { openblas_set_num_threads(cores) }
+    }
+
     /// Whether a workload has a reference row.
     static func hasReference(_ reference: TensorEngine.ReferenceKernel) -> Bool {
         switch reference {
@@ -48,6 +54,7 @@ final class BareKernel: @unchecked Sendable {
         switch reference {
         case .sgemm(let m, let n, let k, let batch):
             return BareKernel(name: "cblas_sgemm", counts: [batch * m * k, batch * k * n, batch * m * n]) { b in
+                BareKernel.useEveryCore()
                 for item in 0..<batch {
                     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
                                 b[0] + item * m * k, Int32(k), b[1] + item * k * n, Int32(n), 0, b[2] + item * m * n, Int32(n))
@@ -56,6 +63,7 @@ final class BareKernel: @unchecked Sendable {
         case .sgemv(let k, let n):
             // y = xᵀ·A for x of k and A of k×n, row-major: A transposed times x.
             return BareKernel(name: "cblas_sgemv", counts: [k, k * n, n]) { b in
+                BareKernel.useEveryCore()
                 cblas_sgemv(CblasRowMajor, CblasTrans, Int32(k), Int32(n), 1, b[1], Int32(n), b[0], 1, 0, b[2], 1)
             }
         case .triad(let bytes):

@@ -55,15 +55,13 @@ struct BenchRunner {
         var done = 0
 
         for workload in selected {
-            let inputs = workload.makeInputs()
-            var inputFailure: String?
-            do { try await Tensor.evaluate(inputs) } catch { inputFailure = "\(error)" }
+            let (prepared, preparationFailure) = await Prepared.make(workload)
             var referenceMedian: Double?
             for target in targets(for: workload) {
                 progress.show(done, workload.name, target.name)
                 done += 1
-                if let inputFailure, target != .reference {
-                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "failed", detail: inputFailure))
+                if let preparationFailure, target != .reference {
+                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: preparationFailure.reason, detail: preparationFailure.detail))
                     continue
                 }
                 if case .engine(let kind) = target, !available.contains(kind) {
@@ -79,7 +77,7 @@ struct BenchRunner {
                     }
                 }
                 do {
-                    guard var row = try await measure(workload, target, inputs: inputs, plan: plan) else { continue }
+                    guard var row = try await measure(workload, target, prepared: prepared, plan: plan) else { continue }
                     row.setThroughput(flops: workload.flops, bytes: workload.essentialBytes)
                     if target == .reference { referenceMedian = row.medianSeconds }
                     if let referenceMedian, referenceMedian > 0 { row.referenceRatio = row.medianSeconds / referenceMedian }
@@ -97,7 +95,7 @@ struct BenchRunner {
     }
 
     /// Measures one row; `nil` when the target has nothing to run.
-    private func measure(_ workload: Workload, _ target: Target, inputs: [Tensor], plan: SamplingPlan) async throws -> BenchRow? {
+    private func measure(_ workload: Workload, _ target: Target, prepared: Prepared, plan: SamplingPlan) async throws -> BenchRow? {
         let policy: ComputePolicy
         switch target {
         case .reference:
@@ -108,15 +106,23 @@ struct BenchRunner {
         case .auto: policy = .all
         }
         var statistics: EvaluationStatistics?
-        let measurement = try await Sampler.measure(plan) {
-            statistics = try await Tensor.evaluate(workload.graph(inputs), policy: policy)
+        let measurement: Measurement
+        switch prepared {
+        case .graph(let inputs, let graph):
+            measurement = try await Sampler.measure(plan) {
+                statistics = try await Tensor.evaluate(graph(inputs), policy: policy)
+            }
+        case .embedding(let embedder, let sentences):
+            measurement = try await Sampler.measure(plan) { _ = try await embedder.embed(sentences, policy: policy) }
+        case .unavailable:
+            return nil
         }
         guard var row = row(workload, target, measurement, detail: nil) else { return nil }
         row.peakLiveBytes = statistics?.peakLiveBytes
         row.totalIntermediateBytes = statistics?.totalIntermediateBytes
-        if target == .auto {
+        if target == .auto, let graph = prepared.planningGraph {
             // A fresh graph of the same structure: the estimate of the plan the runs used.
-            row.estimatedSeconds = try ComputePlan(for: workload.graph(inputs), policy: .all).totalEstimatedSeconds
+            row.estimatedSeconds = try ComputePlan(for: graph(), policy: .all).totalEstimatedSeconds
         }
         return row
     }

@@ -33,7 +33,9 @@ enum MachineProbe {
     static func versions() -> [String: String] {
         var versions = ["swift": swiftVersion()]
         if let config = openblas_get_config() { versions["openblas"] = String(cString: config) }
-        versions["openblas_threads"] = "\(openblas_get_num_threads())"
+        // The engine sets OpenBLAS's thread count per product (one per piece for products it
+        // splits itself); the reference rows and the largest products use one thread per core.
+        versions["openblas_threads"] = "\(ProcessInfo.processInfo.activeProcessorCount)"
         return versions
     }
 

@@ -23,6 +23,11 @@ struct Progress {
         write("\r\u{1B}[K")
     }
 
+    /// Prints a line on stderr, clearing the progress line first when one is shown.
+    static func note(_ line: String) {
+        FileHandle.standardError.write(Data(((isatty(2) == 1 ? "\r\u{1B}[K" : "") + line + "\n").utf8))
+    }
+
     private func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }

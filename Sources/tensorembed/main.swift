@@ -69,9 +69,7 @@ func parse(_ arguments: [String]) throws -> Options? {
 }
 
 func modelFolder(_ option: String?) -> URL {
-    if let option { return URL(fileURLWithPath: option) }
-    if let path = ProcessInfo.processInfo.environment["TENSORENGINE_MODEL_DIR"], !path.isEmpty { return URL(fileURLWithPath: path) }
-    return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/all-MiniLM-L6-v2")
+    option.map { URL(fileURLWithPath: $0) } ?? EmbeddingWorkload.modelFolder
 }
 
 func readLines() -> [String] {

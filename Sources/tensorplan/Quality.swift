@@ -8,12 +8,11 @@ func runQuality(policy: ComputePolicy) async {
     print("workload          ops  estimated   measured   planning µs/node (uncached, cached)")
     for workload in Workload.all {
         do {
-            let inputs = workload.makeInputs()
-            try await Tensor.evaluate(inputs)
-            let cost = try PlanQuality.planningMicroseconds(workload.graph(inputs), policy: policy, repeats: 20)
+            let graph = try await workload.preparedGraph()
+            let cost = try PlanQuality.planningMicroseconds(graph(), policy: policy, repeats: 20)
             // Warm up once (first-run costs such as kernel builds are not the model's business).
-            _ = try await ComputePlan(for: workload.graph(inputs), policy: policy).measured()
-            let plan = try await ComputePlan(for: workload.graph(inputs), policy: policy).measured()
+            _ = try await ComputePlan(for: graph(), policy: policy).measured()
+            let plan = try await ComputePlan(for: graph(), policy: policy).measured()
             let total = plan.operations.compactMap(\.measuredSeconds).reduce(0, +)
             for operation in plan.operations where operation.cost.flops + operation.cost.bytesMoved > 0 {
                 guard let seconds = operation.measuredSeconds else { continue }

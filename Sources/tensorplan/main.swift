@@ -102,9 +102,8 @@ case let name:
         fail("unknown workload '\(name)'; valid: \(Workload.all.map(\.name).joined(separator: ", "))")
     }
     do {
-        let inputs = workload.makeInputs()
-        try await Tensor.evaluate(inputs)
-        var plan = try ComputePlan(for: workload.graph(inputs), policy: policy)
+        let graph = try await workload.preparedGraph()
+        var plan = try ComputePlan(for: graph(), policy: policy)
         if measure { plan = try await plan.measured() }
         switch format {
         case "json": print(plan.json())
@@ -112,6 +111,6 @@ case let name:
         default: print(plan.text())
         }
     } catch {
-        fail(error.description)
+        fail("\(error)")
     }
 }

@@ -10,11 +10,22 @@ package enum ReferenceKernel: Sendable, Hashable {
     case none
 }
 
-/// A named benchmark workload: inputs made once, and a graph built on them per run.
+/// A named benchmark workload: inputs made once, and a graph built on them per run; or a model
+/// loaded once and run end to end per run.
 ///
 /// One descriptor serves `tensorbench` (timing), `tensorplan` (plan dumps) and the tests, so the
 /// workload measured is the workload planned and checked.
 package struct Workload: Sendable {
+    /// What a run of the workload does.
+    package enum Body: Sendable {
+        /// `makeInputs` creates the inputs (constants) once; `graph` builds the graph on them per
+        /// run and returns the tensors to materialize.
+        case graph(makeInputs: @Sendable () -> [Tensor], graph: @Sendable ([Tensor]) -> [Tensor])
+        /// Strings in, normalized embeddings out, through ``SentenceEmbedder/embed(_:policy:)``
+        /// (tokenizing, batching and pooling included); the model is loaded once, untimed.
+        case sentenceEmbedding(EmbeddingWorkload)
+    }
+
     package let name: String
     package let summary: String
     /// Whether the quick suite runs it.
@@ -24,13 +35,37 @@ package struct Workload: Sendable {
     package let essentialBytes: Int
     /// Floating-point operations of the workload's arithmetic.
     package let flops: Double
-    /// Creates the inputs (constants).
-    package let makeInputs: @Sendable () -> [Tensor]
-    /// Builds the graph on the inputs; returns the tensors to materialize.
-    package let graph: @Sendable ([Tensor]) -> [Tensor]
+    /// What a run does.
+    package let body: Body
 }
 
 extension Workload {
+    /// A graph workload.
+    init(name: String, summary: String, quick: Bool, reference: ReferenceKernel, essentialBytes: Int, flops: Double,
+         makeInputs: @escaping @Sendable () -> [Tensor], graph: @escaping @Sendable ([Tensor]) -> [Tensor]) {
+        self.init(name: name, summary: summary, quick: quick, reference: reference, essentialBytes: essentialBytes, flops: flops,
+                  body: .graph(makeInputs: makeInputs, graph: graph))
+    }
+
+    /// A function that builds the workload's graph, ready to plan or run: a graph workload's
+    /// inputs made and materialized, an embedding workload's model loaded and its sentences
+    /// tokenized into one batch (the graph is then the encoder's on that batch).
+    ///
+    /// - Throws: ``EmbeddingWorkload/ModelMissing`` when the model folder is absent, or the
+    ///   error of materializing the inputs or loading the model.
+    package func preparedGraph() async throws -> @Sendable () -> [Tensor] {
+        switch body {
+        case .graph(let makeInputs, let graph):
+            let inputs = makeInputs()
+            try await Tensor.evaluate(inputs)
+            return { graph(inputs) }
+        case .sentenceEmbedding(let workload):
+            let embedder = try workload.loadEmbedder()
+            let batch = embedder.tokenizer.encodeBatch(workload.sentences)
+            return { [embedder.embeddings(of: batch)] }
+        }
+    }
+
     static func random(_ shape: [Int], seed: Int, scale: Float = 1) -> Tensor {
         Tensor(randomNormal: shape, standardDeviation: scale, seed: seed)
     }
@@ -128,6 +163,8 @@ extension Workload {
             makeInputs: { (1...3).map { random([12, 128, 32], seed: $0) } },
             graph: { x in [(x[0].matmul(x[1].transposed(permutation: 0, 2, 1)) / Float(32).squareRoot()).softmax(alongAxis: -1).matmul(x[2])] }),
         bertLayer,
+        miniLM(.single, quick: true),
+        miniLM(.batch, quick: false),
         Workload(
             name: "dispatch-1000", summary: "1000 tiny ops on scalars: the per-op overhead", quick: true, reference: .none,
             essentialBytes: 8, flops: 1000, makeInputs: { [Tensor(shape: [], scalars: [Float(0.5)])] },

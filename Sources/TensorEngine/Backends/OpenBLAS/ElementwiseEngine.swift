@@ -5,6 +5,10 @@
 /// gathered from their strided view; each instruction then runs as a vector loop over the block;
 /// the last writes the output. Intermediates never touch memory. Registers hold `Float`; `Bool`
 /// values are 0 or 1. Large outputs are split across threads.
+///
+/// A `Float` operand that repeats one contiguous run (a bias `[n]` broadcast to `[rows, n]`, see
+/// ``period(of:)``) is laid out once per worker as that run repeated over a block's length, and
+/// each block reads it in place from the right phase, instead of being gathered block by block.
 struct ElementwiseEngine {
     static let blockSize = 1024
 
@@ -33,21 +37,36 @@ struct ElementwiseEngine {
             let scratch = UnsafeMutablePointer<Float>.allocate(capacity: registerCount * block)
             defer { scratch.deallocate() }
             var registers = [UnsafePointer<Float>](repeating: UnsafePointer(scratch), count: registerCount)
-            // Operands broadcast from one scalar are filled once per worker.
+            // Operands broadcast from one scalar are filled once per worker; operands repeating
+            // a run of `period` floats are tiled once per worker, `period + block` long.
             var constant = [Bool](repeating: false, count: region.inputCount)
-            for (index, source) in sources.enumerated() where source.layout.strides.allSatisfy({ $0 == 0 }) {
-                let slot = scratch + index * block
-                let value = Self.load(source.pointer, source.type, source.layout.offset)
-                slot.update(repeating: value, count: block)
-                registers[index] = UnsafePointer(slot)
-                constant[index] = true
+            var tiled: [(pointer: UnsafeMutablePointer<Float>, period: Int)?] = Array(repeating: nil, count: region.inputCount)
+            defer { for case let (pointer, _)? in tiled { pointer.deallocate() } }
+            for (index, source) in sources.enumerated() {
+                if source.layout.strides.allSatisfy({ $0 == 0 }) {
+                    let slot = scratch + index * block
+                    let value = Self.load(source.pointer, source.type, source.layout.offset)
+                    slot.update(repeating: value, count: block)
+                    registers[index] = UnsafePointer(slot)
+                    constant[index] = true
+                } else if source.type == .float32, !source.layout.isContiguous, let period = Self.period(of: source.layout),
+                          period > 0, period <= Self.maximumTiledPeriod {
+                    let run = source.pointer.assumingMemoryBound(to: Float.self) + source.layout.offset
+                    let tile = UnsafeMutablePointer<Float>.allocate(capacity: period + block)
+                    for start in stride(from: 0, to: period + block, by: period) {
+                        (tile + start).update(from: run, count: min(period, period + block - start))
+                    }
+                    tiled[index] = (tile, period)
+                }
             }
             var start = range.lowerBound
             while start < range.upperBound {
                 let length = min(block, range.upperBound - start)
                 for (index, source) in sources.enumerated() where !constant[index] {
                     let slot = scratch + index * block
-                    if source.type == .float32, source.layout.isContiguous {
+                    if let (tile, period) = tiled[index] {
+                        registers[index] = UnsafePointer(tile + start % period)
+                    } else if source.type == .float32, source.layout.isContiguous {
                         registers[index] = source.pointer.assumingMemoryBound(to: Float.self) + source.layout.offset + start
                     } else if source.type == .float32 {
                         StridedRuns(layout: source.layout).gather(source.pointer.assumingMemoryBound(to: Float.self), from: start, count: length, into: slot) { $0 }
@@ -74,6 +93,26 @@ struct ElementwiseEngine {
                 start += length
             }
         }
+    }
+
+    /// The longest run tiled per worker (256 KiB of floats).
+    static let maximumTiledPeriod = 1 << 16
+
+    /// The length of the run a layout repeats, when it is one: its trailing axes are row-major
+    /// contiguous and every axis before them has stride 0 (or length 1). Element `i` of such a
+    /// layout, in row-major order, is element `i % period` of the run at its offset.
+    static func period(of layout: Layout) -> Int? {
+        var period = 1
+        var axis = layout.rank - 1
+        while axis >= 0, layout.shape[axis] == 1 || layout.strides[axis] == period {
+            period *= layout.shape[axis]
+            axis -= 1
+        }
+        while axis >= 0 {
+            guard layout.strides[axis] == 0 || layout.shape[axis] == 1 else { return nil }
+            axis -= 1
+        }
+        return period
     }
 
     @inline(__always)

@@ -44,30 +44,55 @@ extension OpenBLASBackend {
         let right = try contiguousIfNeeded(b, rows: k, columns: n)
         let (x, xBatches) = try operand(left, rows: m, columns: k)
         let (y, yBatches) = try operand(right, rows: k, columns: n)
-        for (index, (xOffset, yOffset)) in zip(xBatches, yBatches).enumerated() {
-            let c = out + index * m * n
-            let pa = x.pointer + xOffset
-            let pb = y.pointer + yOffset
-            if m == 1 && n == 1 {
-                let incA = x.transposed ? x.leading : 1
-                let incB = y.transposed ? 1 : y.leading
-                c[0] = cblas_sdot(Int32(k), pa, Int32(incA), pb, Int32(incB))
-            } else if m == 1 {
-                // y = Bᵀ·a: B row-major [k, n] is "transposed"; a stored Bᵀ is a plain [n, k].
-                let incA = x.transposed ? x.leading : 1
-                cblas_sgemv(CblasRowMajor, y.transposed ? CblasNoTrans : CblasTrans, Int32(y.transposed ? n : k), Int32(y.transposed ? k : n),
-                            1, pb, Int32(y.leading), pa, Int32(incA), 0, c, 1)
-            } else if n == 1 {
-                let incB = y.transposed ? 1 : y.leading
-                cblas_sgemv(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, Int32(x.transposed ? k : m), Int32(x.transposed ? m : k),
-                            1, pa, Int32(x.leading), pb, Int32(incB), 0, c, 1)
-            } else {
-                cblas_sgemm(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, y.transposed ? CblasTrans : CblasNoTrans,
-                            Int32(m), Int32(n), Int32(k), 1, pa, Int32(x.leading), pb, Int32(y.leading), 0, c, Int32(n))
+        let offsets = Array(zip(xBatches, yBatches))
+        let split = MatmulSplit(batches: offsets.count, m: m, n: n, k: k)
+        BLASThreads.use(split.libraryThreads)
+        Parallel.forEachRange(split.extent, parts: split.parts, alignment: split.alignment) { range in
+            switch split.axis {
+            case .batch:
+                for index in range {
+                    let (xOffset, yOffset) = offsets[index]
+                    Self.product(x, x.pointer + xOffset, y, y.pointer + yOffset, out + index * m * n, m: m, n: n, k: k, ldc: n)
+                }
+            case .rows:
+                // Rows m0..<m1 of A (and of C); B whole.
+                let (xOffset, yOffset) = offsets[0]
+                let rowOffset = x.transposed ? range.lowerBound : range.lowerBound * x.leading
+                Self.product(x, x.pointer + xOffset + rowOffset, y, y.pointer + yOffset, out + range.lowerBound * n,
+                             m: range.count, n: n, k: k, ldc: n)
+            case .columns:
+                // Columns n0..<n1 of B (and of C); A whole.
+                let (xOffset, yOffset) = offsets[0]
+                let columnOffset = y.transposed ? range.lowerBound * y.leading : range.lowerBound
+                Self.product(x, x.pointer + xOffset, y, y.pointer + yOffset + columnOffset, out + range.lowerBound,
+                             m: m, n: range.count, k: k, ldc: n)
             }
         }
         withExtendedLifetime((left, right)) {}
         return result
+    }
+
+    /// One product `C[m, n] = A[m, k] · B[k, n]` with C's rows `ldc` apart: `sgemm`, or `sgemv`
+    /// when m or n is 1, or `sdot` when both are.
+    private static func product(_ x: MatrixOperand, _ pa: UnsafePointer<Float>, _ y: MatrixOperand, _ pb: UnsafePointer<Float>,
+                                _ c: UnsafeMutablePointer<Float>, m: Int, n: Int, k: Int, ldc: Int) {
+        if m == 1 && n == 1 {
+            let incA = x.transposed ? x.leading : 1
+            let incB = y.transposed ? 1 : y.leading
+            c[0] = cblas_sdot(Int32(k), pa, Int32(incA), pb, Int32(incB))
+        } else if m == 1 {
+            // y = Bᵀ·a: B row-major [k, n] is "transposed"; a stored Bᵀ is a plain [n, k].
+            let incA = x.transposed ? x.leading : 1
+            cblas_sgemv(CblasRowMajor, y.transposed ? CblasNoTrans : CblasTrans, Int32(y.transposed ? n : k), Int32(y.transposed ? k : n),
+                        1, pb, Int32(y.leading), pa, Int32(incA), 0, c, 1)
+        } else if n == 1 {
+            let incB = y.transposed ? 1 : y.leading
+            cblas_sgemv(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, Int32(x.transposed ? k : m), Int32(x.transposed ? m : k),
+                        1, pa, Int32(x.leading), pb, Int32(incB), 0, c, Int32(ldc))
+        } else {
+            cblas_sgemm(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, y.transposed ? CblasTrans : CblasNoTrans,
+                        Int32(m), Int32(n), Int32(k), 1, pa, Int32(x.leading), pb, Int32(y.leading), 0, c, Int32(ldc))
+        }
     }
 
     /// The value itself when BLAS can read its last two axes (row- or column-major, non-negative

@@ -1,0 +1,57 @@
+import TensorEngine
+
+/// A workload made ready to measure, once per workload and untimed: a graph workload's inputs
+/// made and materialized, an embedding workload's model loaded.
+enum Prepared {
+    /// Inputs made once; each run builds the graph on them.
+    case graph(inputs: [Tensor], graph: @Sendable ([Tensor]) -> [Tensor])
+    /// A loaded embedder; each run embeds the sentences (strings in, vectors out).
+    case embedding(SentenceEmbedder, sentences: [String])
+    /// Nothing can run (the reason is returned beside it).
+    case unavailable
+
+    /// Why a workload's engine rows are skipped.
+    struct Failure {
+        let reason: String
+        let detail: String
+    }
+
+    /// Prepares a workload; on failure, `.unavailable` and the reason its rows are skipped. A
+    /// missing model also prints one line, so a quick suite on a machine without it says why.
+    static func make(_ workload: Workload) async -> (Prepared, Failure?) {
+        switch workload.body {
+        case .graph(let makeInputs, let graph):
+            let inputs = makeInputs()
+            do {
+                try await Tensor.evaluate(inputs)
+            } catch {
+                return (.graph(inputs: inputs, graph: graph), Failure(reason: "failed", detail: "\(error)"))
+            }
+            return (.graph(inputs: inputs, graph: graph), nil)
+        case .sentenceEmbedding(let embedding):
+            do {
+                return (.embedding(try embedding.loadEmbedder(), sentences: embedding.sentences), nil)
+            } catch let missing as EmbeddingWorkload.ModelMissing {
+                Progress.note("tensorbench: skipping \(workload.name): \(missing)")
+                return (.unavailable, Failure(reason: "no model", detail: missing.description))
+            } catch {
+                return (.unavailable, Failure(reason: "failed", detail: "\(error)"))
+            }
+        }
+    }
+
+    /// The graph one run evaluates, for the planner's estimate: the encoder's graph on the
+    /// tokenized sentences when they fit one batch; `nil` when there is no single graph.
+    var planningGraph: (() -> [Tensor])? {
+        switch self {
+        case .graph(let inputs, let graph):
+            return { graph(inputs) }
+        case .embedding(let embedder, let sentences):
+            guard sentences.count <= embedder.batchSize else { return nil }
+            let batch = embedder.tokenizer.encodeBatch(sentences)
+            return { [embedder.embeddings(of: batch)] }
+        case .unavailable:
+            return nil
+        }
+    }
+}

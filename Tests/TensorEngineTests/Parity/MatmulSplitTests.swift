@@ -1,0 +1,52 @@
+import Testing
+@testable import TensorEngine
+
+/// Products the OpenBLAS backend cuts into pieces (rows, columns, batches) against the naive
+/// backend's, for each operand layout BLAS reads in place.
+@Suite("MatmulSplit")
+struct MatmulSplitTests {
+    @Test func piecesFollowTheShape() {
+        let projection = MatmulSplit(batches: 1, m: 12, n: 384, k: 384, workers: 2)
+        #expect(projection == MatmulSplit(batches: 1, m: 12, n: 384, k: 384, workers: 2))
+        #expect(projection.axis == .columns && projection.parts == 3 && projection.alignment == 16 && projection.libraryThreads == 1)
+        let tall = MatmulSplit(batches: 1, m: 704, n: 384, k: 384, workers: 2)
+        #expect(tall.axis == .rows && tall.parts == 4 && tall.libraryThreads == 1)
+        let attention = MatmulSplit(batches: 384, m: 22, n: 22, k: 32, workers: 2)
+        #expect(attention.axis == .batch && attention.parts == 4 && attention.alignment == 1)
+        #expect(MatmulSplit(batches: 1, m: 8, n: 8, k: 8, workers: 2).parts == 1)
+        #expect(MatmulSplit(batches: 1, m: 4096, n: 4096, k: 4096, workers: 1).parts == 1)
+        let large = MatmulSplit(batches: 1, m: 1024, n: 1024, k: 1024, workers: 2)
+        #expect(large.parts == 1 && large.libraryThreads == 2)
+    }
+
+    /// (m, k, n, batch, A stored transposed, B stored transposed)
+    static let cases: [(Int, Int, Int, Int, Bool, Bool)] = [
+        (12, 384, 384, 1, false, true),     // columns, B as a [n, k] weight
+        (12, 384, 384, 1, false, false),    // columns, B row-major
+        (700, 64, 40, 1, false, false),     // rows
+        (700, 64, 40, 1, true, false),      // rows, A stored [k, m]
+        (1, 1024, 2048, 1, false, true),    // sgemv over column pieces
+        (1, 1024, 2048, 1, false, false),
+        (2048, 1024, 1, 1, false, false),   // sgemv over row pieces
+        (2048, 1024, 1, 1, true, false),
+        (32, 32, 32, 64, false, true),      // batches
+    ]
+
+    @Test(arguments: cases.indices) func splitProductsMatchNaive(_ index: Int) async throws {
+        let (m, k, n, batch, aTransposed, bTransposed) = Self.cases[index]
+        func operand(_ rows: Int, _ columns: Int, transposed: Bool, seed: Int) -> Tensor {
+            let prefix = batch > 1 ? [batch] : []
+            guard transposed else { return Tensor(randomNormal: prefix + [rows, columns], seed: seed) }
+            let stored = Tensor(randomNormal: prefix + [columns, rows], seed: seed)
+            return batch > 1 ? stored.transposed(permutation: 0, 2, 1) : stored.transposed()
+        }
+        let a = operand(m, k, transposed: aTransposed, seed: 1)
+        let b = operand(k, n, transposed: bTransposed, seed: 2)
+        try await Tensor.evaluate([a, b])
+        let want = try await withComputePolicy(.only(.naive)) { try await a.matmul(b).shapedArray(of: Float.self).scalars }
+        let got = try await withComputePolicy(.only(.openblas)) { try await a.matmul(b).shapedArray(of: Float.self).scalars }
+        #expect(got.count == want.count)
+        let worst = zip(got, want).map { Swift.abs($0 - $1) / (1 + Swift.abs($1)) }.max() ?? 0
+        #expect(worst < 1e-4, "case \(Self.cases[index]): worst relative difference \(worst)")
+    }
+}
