@@ -19,7 +19,9 @@ extension Tensor {
     }
 
     /// Evaluates several tensors in one plan, so subgraphs they share run once. Results are kept
-    /// on the tensors; later ``shapedArray(of:file:line:)`` calls return them at no cost.
+    /// on the tensors; later ``shapedArray(of:file:line:)`` calls return them at no cost. A tensor
+    /// another task is evaluating at the same moment is not computed again: this call waits for
+    /// that result (and computes it itself only if that evaluation fails).
     ///
     /// - Parameter policy: the compute policy for this evaluation; by default the task-local one
     ///   (``withComputePolicy(_:_:)``), else `TENSORENGINE_POLICY`, else `.all`.
@@ -36,10 +38,31 @@ extension Tensor {
         guard !pending.isEmpty else { return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0) }
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
-        let (plan, _) = try Engine.shared.plan(pending, policy: chosen)
+        // Tensors another task is evaluating right now are waited for, not computed twice.
+        let (mine, others) = InFlightEvaluations.shared.claim(pending)
+        var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
+        if !mine.isEmpty {
+            defer { InFlightEvaluations.shared.finish(mine) }
+            statistics = try run(mine, policy: chosen)
+        }
+        for completion in others { await completion.wait() }
+        let failedElsewhere = pending.filter { $0.storedResult == nil }
+        if !failedElsewhere.isEmpty {
+            let own = try run(failedElsewhere, policy: chosen)
+            statistics = EvaluationStatistics(
+                peakLiveBytes: Swift.max(statistics.peakLiveBytes, own.peakLiveBytes),
+                totalIntermediateBytes: statistics.totalIntermediateBytes + own.totalIntermediateBytes,
+                steps: statistics.steps + own.steps, copies: statistics.copies + own.copies)
+        }
+        return statistics
+    }
+
+    /// Plans, checks and runs the graph behind `nodes`, keeping their results on them.
+    private static func run(_ nodes: [Node], policy: ComputePolicy) throws(TensorError) -> EvaluationStatistics {
+        let (plan, _) = try Engine.shared.plan(nodes, policy: policy)
         try MemoryLimit.check(plan)
         let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
-        for (node, value) in zip(pending, results) { node.store(value) }
+        for (node, value) in zip(nodes, results) { node.store(value) }
         return statistics
     }
 }

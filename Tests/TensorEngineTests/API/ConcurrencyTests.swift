@@ -1,9 +1,13 @@
+import Foundation
 import Testing
 @testable import TensorEngine
 
 /// Many tasks building and evaluating graphs at once, some sharing subgraphs, on every backend.
 @Suite("Concurrency")
 struct ConcurrencyTests {
+    /// Rounds of 64 parallel evaluations (scripts/reliability.sh raises it; the suite runs one).
+    static let rounds = Swift.max(1, Int(ProcessInfo.processInfo.environment["TENSORENGINE_STRESS_ROUNDS"] ?? "") ?? 1)
+
     static func graph(_ seed: Int, _ shared: Tensor) -> Tensor {
         let x = Tensor(randomNormal: [32, 48], seed: seed)
         return ((x.matmul(shared) + 0.5).relu().softmax(alongAxis: -1) * Float(seed)).sum(alongAxes: 1)
@@ -18,7 +22,7 @@ struct ConcurrencyTests {
         }
         let reference = expected
         try await withThrowingTaskGroup(of: (Int, [Float]).self) { group in
-            for iteration in 0..<64 {
+            for iteration in 0..<(64 * Self.rounds) {
                 let policy = policies[iteration % policies.count]
                 group.addTask {
                     let seed = iteration % 8
@@ -46,5 +50,33 @@ struct ConcurrencyTests {
         #expect(results.allSatisfy { $0 == results[0] })
         let statistics = try await Tensor.evaluate([shared])
         #expect(statistics.steps == 0, "once kept, the result is never computed again")
+    }
+
+    @Test func aTensorManyTasksAskForAtOnceIsComputedOnce() async throws {
+        func graph() -> Tensor {
+            let x = Tensor(randomNormal: [96, 96], seed: 11)
+            return x.matmul(x).tanh().softmax(alongAxis: -1).sum(alongAxes: 1)
+        }
+        let once = try await Tensor.evaluate([graph()]).steps
+        let shared = graph()
+        let steps = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<16 { group.addTask { try await Tensor.evaluate([shared]).steps } }
+            return try await group.reduce(0, +)
+        }
+        #expect(once > 0)
+        #expect(steps == once, "16 tasks asking at once run the graph's \(once) steps once, not \(steps / Swift.max(once, 1)) times")
+    }
+
+    @Test func aFailedEvaluationLeavesItsWaitersToFailOnTheirOwn() async throws {
+        let bad = Tensor(shape: [3], scalars: [1, 2, 3] as [Float]).gathering(atIndices: Tensor([7] as [Int32]), alongAxis: 0)
+        let kinds = await withTaskGroup(of: TensorError.Kind?.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do throws(TensorError) { try await Tensor.evaluate([bad]); return nil } catch { return error.kind }
+                }
+            }
+            return await group.reduce(into: [TensorError.Kind?]()) { $0.append($1) }
+        }
+        #expect(kinds.count == 8 && kinds.allSatisfy { $0 == TensorError.Kind.indexOutOfRange }, "\(kinds)")
     }
 }
