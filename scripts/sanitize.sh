@@ -14,6 +14,7 @@ shift
 case "$sanitizer" in
     address)
         build=.build-asan
+        flags=()
         # use_sigaltstack=0: with this toolchain, ASan's runtime fails to unmap its own per-thread
         # alternate signal stack when a worker thread exits (munmap gives EINVAL, ASan aborts,
         # seen after every test had passed); without it ASan reports a stack overflow as a plain
@@ -24,6 +25,8 @@ case "$sanitizer" in
     thread)
         build=.build-tsan
         export TSAN_OPTIONS="halt_on_error=0${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+        # Locks become pthread mutexes ThreadSanitizer understands (Core/Guarded.swift).
+        flags=(-Xswiftc -DTENSORENGINE_TSAN)
         ;;
     *)
         echo "sanitize: unknown sanitizer '$sanitizer' (address or thread)" >&2
@@ -32,4 +35,4 @@ case "$sanitizer" in
 esac
 scripts/setup.sh
 echo "sanitize: the test suite under --sanitize=$sanitizer ($build)" >&2
-swift test -c release --build-path "$build" --sanitize="$sanitizer" -Xswiftc -enable-testing "$@"
+swift test -c release --build-path "$build" --sanitize="$sanitizer" -Xswiftc -enable-testing "${flags[@]}" "$@"

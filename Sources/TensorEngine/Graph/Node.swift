@@ -16,7 +16,7 @@ final class Node: Sendable {
     /// The user's call site that recorded the node, when known.
     let location: SourceLocation?
     /// The result kept on the node: a constant's data, or a materialized result (host, contiguous).
-    private let result: Mutex<Value?>
+    private let result: Guarded<Value?>
 
     init(op: Op, inputs: [Node], signature: TensorSignature, location: SourceLocation?, data: Value? = nil) {
         self.id = Node.nextID.add(1, ordering: .relaxed).newValue
@@ -25,7 +25,7 @@ final class Node: Sendable {
         self.signature = signature
         self.layout = Node.layout(of: op, inputs: inputs, signature: signature)
         self.location = location
-        self.result = Mutex(data)
+        self.result = Guarded(data)
     }
 
     private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {

@@ -64,7 +64,7 @@ public struct DictionaryFeatureProvider: FeatureProvider {
 /// ```
 public final class LazyFeatureProvider: FeatureProvider {
     private let producers: [String: @Sendable () -> FeatureValue]
-    private let computed = Mutex<[String: FeatureValue]>([:])
+    private let computed = Guarded<[String: FeatureValue]>([:])
 
     /// Creates a provider from one closure per feature.
     public init(_ producers: [String: @Sendable () -> FeatureValue]) { self.producers = producers }

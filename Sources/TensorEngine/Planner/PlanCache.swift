@@ -38,7 +38,7 @@ struct PlanKey: Hashable, Sendable {
 final class PlanCache: Sendable {
     /// How many plans the cache keeps.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     private struct State {
         var entries: [PlanKey: (decisions: [Planner.Decision], lastUse: UInt64)] = [:]

@@ -19,7 +19,7 @@ final class HostBufferPool: Sendable {
     static let minimumPooledBytes = 1 << 20
 
     let budget: Int
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     /// Blocks are held as addresses (`UInt`), which are `Sendable`; nothing else touches them.
     private struct State {

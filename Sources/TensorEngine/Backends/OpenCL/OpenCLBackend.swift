@@ -10,7 +10,7 @@ final class OpenCLBackend: Backend {
     let runtime: OpenCLRuntime
     let matmulTuning: MatmulTuning
     /// Generated elementwise kernels by region structure, operand access and rank.
-    private let elementwiseKernels = Mutex<[ElementwiseKernelSlot: CLKernel]>([:])
+    private let elementwiseKernels = Guarded<[ElementwiseKernelSlot: CLKernel]>([:])
 
     var kind: BackendKind { .opencl }
     var deviceName: String { runtime.device.name }

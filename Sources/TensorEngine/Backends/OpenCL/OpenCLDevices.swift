@@ -27,7 +27,7 @@ public enum OpenCLDeviceSelection: Sendable, Hashable {
 
 /// The OpenCL devices of this machine, and the choice of the one the engine uses.
 public enum OpenCLDevices {
-    private static let chosen = Mutex<OpenCLDeviceSelection?>(nil)
+    private static let chosen = Guarded<OpenCLDeviceSelection?>(nil)
 
     /// Chooses the device. Takes effect when the engine starts, that is before the first evaluation
     /// of the process; later calls do not move a running backend.

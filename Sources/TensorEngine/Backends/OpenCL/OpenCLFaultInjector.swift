@@ -40,7 +40,7 @@ final class OpenCLFaultInjector: Sendable {
     }
 
     private let armed = Atomic<Bool>(false)
-    private let state = Mutex(State())
+    private let state = Guarded(State())
 
     /// Starts simulating `fault` (replacing any earlier one), with fresh call counts.
     func inject(_ fault: OpenCLFault) {

@@ -29,7 +29,7 @@ final class OpenCLBufferPool: Sendable {
         var bytes = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Guarded(State())
     /// The most bytes kept idle; beyond it, released buffers are freed.
     let limitBytes: Int
 

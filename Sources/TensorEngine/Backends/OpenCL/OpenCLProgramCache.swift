@@ -43,7 +43,7 @@ final class ProgramDiskCache: Sendable {
     }
 
     let directory: URL?
-    private let counters = Mutex(Statistics())
+    private let counters = Guarded(Statistics())
 
     /// `$TENSORENGINE_CACHE_DIR/opencl`, else `~/.cache/tensorengine/opencl`; `nil` when no home is known.
     static func defaultDirectory() -> URL? {

@@ -18,17 +18,17 @@ final class OpenCLRuntime: @unchecked Sendable {
     let queue: CLQueue
     let pool: OpenCLBufferPool
     let diskCache: ProgramDiskCache
-    private let programs = Mutex<[ContentDigest: CLProgram]>([:])
-    private let kernels = Mutex<[KernelKey: CLKernel]>([:])
+    private let programs = Guarded<[ContentDigest: CLProgram]>([:])
+    private let kernels = Guarded<[KernelKey: CLKernel]>([:])
     /// Serialises `clSetKernelArg` + enqueue, since kernel objects are shared between threads.
-    let launchLock = Mutex<Void>(())
+    let launchLock = Guarded<Void>(())
 
     private struct KernelKey: Hashable {
         let program: ContentDigest
         let name: KernelName
     }
 
-    private static let registry = Mutex<[Int: OpenCLRuntime]>([:])
+    private static let registry = Guarded<[Int: OpenCLRuntime]>([:])
 
     /// The process's runtime for a device, created on first use (under a lock, so never twice).
     static func shared(for device: OpenCLDeviceInfo, api: OpenCLAPI) throws(TensorError) -> OpenCLRuntime {
