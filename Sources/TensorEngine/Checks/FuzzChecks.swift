@@ -21,18 +21,32 @@ package enum FuzzChecks {
         case graph
     }
 
-    /// Runs one target's check on one input.
+    /// Runs one target's check on one input, from synchronous code that is not running on the
+    /// concurrency pool (a fuzzer's callback, a command-line tool's main thread): it blocks the
+    /// calling thread until the check's evaluations are done.
     package static func check(_ target: Target, _ bytes: [UInt8]) -> String? {
+        let box = FindingBox()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            box.finding = await run(target, bytes)
+            done.signal()
+        }
+        done.wait()
+        return box.finding
+    }
+
+    /// Runs one target's check on one input (from async code, such as the tests).
+    package static func run(_ target: Target, _ bytes: [UInt8]) async -> String? {
         switch target {
-        case .npy: npy(bytes)
-        case .safetensors: safetensors(bytes)
-        case .graph: graph(bytes)
+        case .npy: await npy(bytes)
+        case .safetensors: await safetensors(bytes)
+        case .graph: await graph(bytes)
         }
     }
 
     // MARK: - .npy
 
-    static func npy(_ bytes: [UInt8]) -> String? {
+    static func npy(_ bytes: [UInt8]) async -> String? {
         guard case .success(let (header, data)) = decodedNPY(bytes) else { return nil }
         let encoded = data.withUnsafeBytes { NPY.encode(shape: header.shape, type: header.scalarType, data: $0) }
         switch decodedNPY(Array(encoded)) {
@@ -48,7 +62,7 @@ package enum FuzzChecks {
             return "ShapedArray-level decoding accepted the file but Tensor(npyData:) threw \(error)"
         }
         guard tensor.shape == header.shape else { return "Tensor(npyData:) has shape \(tensor.shape), header says \(header.shape)" }
-        return touch(tensor)
+        return await touch(tensor)
     }
 
     /// The header and a copy of the data of a `.npy` file's bytes.
@@ -61,7 +75,7 @@ package enum FuzzChecks {
 
     // MARK: - safetensors
 
-    static func safetensors(_ bytes: [UInt8]) -> String? {
+    static func safetensors(_ bytes: [UInt8]) async -> String? {
         let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).safetensors")
         defer { try? FileManager.default.removeItem(at: url) }
         do { try Data(bytes).write(to: url) } catch { return nil }
@@ -73,17 +87,19 @@ package enum FuzzChecks {
             guard let entry = file.entry(named: name), tensor.scalarCount == entry.shape.reduce(1, *) else {
                 return "tensor '\(name)' loaded with \(tensor.scalarCount) elements, its header entry says otherwise"
             }
-            if let finding = touch(tensor) { return "tensor '\(name)': \(finding)" }
+            if let finding = await touch(tensor) { return "tensor '\(name)': \(finding)" }
         }
         return nil
     }
 
     /// Reads every element of `tensor` on the naive backend (so a sanitizer sees any read past
     /// the data), expecting success.
-    static func touch(_ tensor: Tensor) -> String? {
-        switch blocking({ () async throws(TensorError) in try await Tensor.evaluate([tensor.flattened()], policy: .only(.naive)) }) {
-        case .success: nil
-        case .failure(let error): "reading a loaded tensor failed: \(error)"
+    static func touch(_ tensor: Tensor) async -> String? {
+        do throws(TensorError) {
+            try await Tensor.evaluate([tensor.flattened()], policy: .only(.naive))
+            return nil
+        } catch {
+            return "reading a loaded tensor failed: \(error)"
         }
     }
 
@@ -92,19 +108,19 @@ package enum FuzzChecks {
     /// Where the graph check describes each output's outcome (`tensorfuzz --verbose`).
     nonisolated(unsafe) package static var report: ((String) -> Void)?
 
-    static func graph(_ bytes: [UInt8]) -> String? {
+    static func graph(_ bytes: [UInt8]) async -> String? {
         let reference = RandomGraph(decoding: bytes)
         let candidate = RandomGraph(decoding: bytes)
         report?("program: " + reference.entries.map { "\($0.step)\($0.tensor.shape)" }.joined(separator: " "))
         for (index, (want, got)) in zip(reference.outputs, candidate.outputs).enumerated() {
-            let expected = values(of: want.tensor, policy: .only(.naive))
+            let expected = await values(of: want.tensor, policy: .only(.naive))
             if case .failure(let error) = expected, error.kind == .backendFailure {
                 return "output \(index) (\(want.step)): the naive backend failed: \(error)"
             }
-            var actual = values(of: got.tensor, policy: .only(.openblas))
+            var actual = await values(of: got.tensor, policy: .only(.openblas))
             if case .failure(let error) = actual, error.kind == .unsupported, error.op != "plan" {
                 // An op openblas does not claim: the planner places it on the naive backend.
-                actual = values(of: RandomGraph(decoding: bytes).outputs[index].tensor, policy: .cpuOnly)
+                actual = await values(of: RandomGraph(decoding: bytes).outputs[index].tensor, policy: .cpuOnly)
             }
             if let report {
                 let outcome = switch expected {
@@ -122,8 +138,8 @@ package enum FuzzChecks {
     }
 
     /// An evaluated tensor's shape and elements (as `Double`s), or its error.
-    static func values(of tensor: Tensor, policy: ComputePolicy) -> Result<(shape: [Int], elements: [Double]), TensorError> {
-        blocking { () async throws(TensorError) in
+    static func values(of tensor: Tensor, policy: ComputePolicy) async -> Result<(shape: [Int], elements: [Double]), TensorError> {
+        do throws(TensorError) {
             try await Tensor.evaluate([tensor], policy: policy)
             let elements: [Double] = switch tensor.dtype {
             case .float32: try await tensor.shapedArray(of: Float.self).scalars.map(Double.init)
@@ -131,7 +147,9 @@ package enum FuzzChecks {
             case .int32: try await tensor.shapedArray(of: Int32.self).scalars.map(Double.init)
             case .bool: try await tensor.shapedArray(of: Bool.self).scalars.map { $0 ? 1 : 0 }
             }
-            return (tensor.shape, elements)
+            return .success((tensor.shape, elements))
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -170,21 +188,9 @@ package enum FuzzChecks {
         case .unstable: return true
         }
     }
-
-    /// Runs an async evaluation to completion from synchronous code (a fuzzer's callback).
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(TensorError) -> T) -> Result<T, TensorError> {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            do throws(TensorError) { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return box.result ?? .failure(TensorError(.backendFailure, op: "fuzz", message: "the evaluation task ended without a result"))
-    }
 }
 
-/// A result handed from a task to the thread waiting for it (the semaphore orders the accesses).
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    var result: Result<T, TensorError>?
+/// A finding handed from a task to the thread waiting for it (the semaphore orders the accesses).
+private final class FindingBox: @unchecked Sendable {
+    var finding: String?
 }

@@ -13,16 +13,16 @@ struct FuzzRegressionTests {
     }
 
     @Test(arguments: FuzzChecks.Target.allCases)
-    func savedInputsPass(_ target: FuzzChecks.Target) throws {
+    func savedInputsPass(_ target: FuzzChecks.Target) async throws {
         let files = Self.inputs(target)
         #expect(target != .graph || !files.isEmpty, "the graph corpus is in Fixtures/fuzz/graph")
         for file in files {
-            let finding = FuzzChecks.check(target, Array(try Data(contentsOf: file)))
+            let finding = await FuzzChecks.run(target, Array(try Data(contentsOf: file)))
             #expect(finding == nil, "\(file.lastPathComponent): \(finding ?? "")")
         }
     }
 
-    @Test func pseudoRandomGraphsAgree() {
+    @Test func pseudoRandomGraphsAgree() async {
         // A fixed sample of the random-graph target's input space (the fuzzer explores far more).
         var state: UInt64 = 0x5EED
         for index in 0..<400 {
@@ -31,7 +31,7 @@ struct FuzzRegressionTests {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 bytes.append(UInt8(truncatingIfNeeded: state >> 56))
             }
-            let finding = FuzzChecks.check(.graph, bytes)
+            let finding = await FuzzChecks.run(.graph, bytes)
             #expect(finding == nil, "input \(bytes.map { String(format: "%02x", $0) }.joined()): \(finding ?? "")")
         }
     }
