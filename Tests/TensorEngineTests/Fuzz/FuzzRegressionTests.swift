@@ -72,4 +72,16 @@ struct FuzzRegressionTests {
             #expect(Swift.abs(Double(got) - want) <= 1e-6 * Swift.max(1, Swift.abs(want)), "\(values)")
         }
     }
+
+    /// Found by the graph target's pseudo-random mode: a batched product with an empty batch
+    /// axis (but non-empty matrices) indexed the first batch's offsets in the openblas backend.
+    @Test(arguments: policies)
+    func batchedProductWithAnEmptyBatch(_ policy: ComputePolicy) async throws {
+        let a = Tensor(zeros: [0, 3, 4])
+        let b = Tensor(zeros: [0, 4, 5])
+        let product = try await withComputePolicy(policy) { try await a.matmul(b).shapedArray(of: Float.self) }
+        #expect(product.shape == [0, 3, 5] && product.scalars.isEmpty)
+        let broadcast = try await withComputePolicy(policy) { try await Tensor(zeros: [2, 0, 1, 3, 4]).matmul(Tensor(ones: [4, 2])).shapedArray(of: Float.self) }
+        #expect(broadcast.shape == [2, 0, 1, 3, 2])
+    }
 }

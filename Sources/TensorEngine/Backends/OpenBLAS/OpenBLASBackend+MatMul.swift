@@ -34,7 +34,8 @@ extension OpenBLASBackend {
         let k = a.shape[rank - 1]
         let n = b.shape[rank - 1]
         let out = buffer.elements(as: Float.self)
-        guard m * n > 0 else { return result }
+        // An empty batch (not only an empty m or n) leaves nothing to compute.
+        guard output.elementCount > 0 else { return result }
         guard k > 0 else {
             out.update(repeating: 0, count: output.elementCount)
             return result
