@@ -8,11 +8,17 @@
 //       B in local memory; each work-item accumulates a WPT_M x WPT_N register block (rows
 //       tm + w * RTS_M, columns tn + w * RTS_N). Edge tiles load zeros and store only inside C.
 //       Work-group (RTS_N, RTS_M, 1); global (ceil(N / TILE_N) * RTS_N, ceil(M / TILE_M) * RTS_M, batches).
-//   matmul_blocked(M, N, K, A, aOffset, aBatch, aRow, aCol, B, bOffset, bBatch, bRow, C)
+//   matmul_blocked(M, N, K, A, aOffset, aBatch, aRow, aCol, B, bOffset, bBatch, bRow, bPanel, C)
 //       For CPU devices, where local memory is ordinary cached memory and barriers are costly:
-//       no local memory, no barriers. Each work-item computes WPT_M rows x 8 columns of C as
-//       float8 accumulators, reading B's rows with vload8 (so B must have unit column stride).
-//       Global (ceil(N / 8), ceil(M / WPT_M), batches); any work-group size.
+//       no local memory, no barriers. Each work-item computes WPT_M rows x WPT_N columns of C
+//       (WPT_N a multiple of 8) as float8 accumulators (unrolled, so they stay in registers),
+//       reading B's rows with vload8 (so B must have unit column stride); column panel j of B
+//       starts at bOffset + j * bPanel (WPT_N for B as it is, K * WPT_N when packed).
+//       Global (ceil(N / WPT_N), ceil(M / WPT_M), batches); any work-group size.
+//   matmul_pack_b(K, N, B, bOffset, bBatch, bRow, bCol, P)
+//       Copies B into P as [batches][ceil(N / WPT_N)][K][WPT_N], zero-padded, for matmul_blocked:
+//       without it each step of a work-item's K loop reads a different page of B.
+//       Global (ceil(N / WPT_N) * WPT_N, K, batches).
 // Type macros: IN_T, IN_LOAD, IN_VLOAD8 (vload8 or vload_half8), OUT_T, OUT_STORE (float compute).
 // Tuning macros (per device, from the host's tuning table): TILE_M, TILE_N, TILE_K, WPT_M, WPT_N
 // (TILE_M divisible by WPT_M, TILE_N by WPT_N); TE_USE_FMA (1 where the device has fast fma).
@@ -104,36 +110,67 @@ void matmul_tiled(int M, int N, int K,
 #define TE_MAC8(acc, a, b) ((acc) + (float8)(a) * (b))
 #endif
 
+#define VN (WPT_N / 8)
+
 __kernel void matmul_blocked(int M, int N, int K,
                              __global const IN_T* A, int aOffset, int aBatch, int aRow, int aCol,
-                             __global const IN_T* B, int bOffset, int bBatch, int bRow,
+                             __global const IN_T* B, int bOffset, int bBatch, int bRow, int bPanel,
                              __global OUT_T* C) {
-    const int n0 = get_global_id(0) * 8;
+    const int panel = get_global_id(0);
+    const int n0 = panel * WPT_N;
     const int m0 = get_global_id(1) * WPT_M;
     const int b = get_global_id(2);
     if (n0 >= N || m0 >= M) return;
-    const int aBase = aOffset + b * aBatch;
-    const int bBase = bOffset + b * bBatch;
+    const int aBase = aOffset + b * aBatch + m0 * aRow;
+    const int bBase = bOffset + b * bBatch + panel * bPanel;
     const int rows = min(WPT_M, M - m0);
-    const int cols = min(8, N - n0);
-    float8 acc[WPT_M];
-    for (int wm = 0; wm < WPT_M; wm++) acc[wm] = (float8)(0.0f);
-    if (rows == WPT_M && cols == 8) {
+    const int cols = min(WPT_N, N - n0);
+    float8 acc[WPT_M][VN];
+#pragma unroll
+    for (int wm = 0; wm < WPT_M; wm++)
+#pragma unroll
+        for (int v = 0; v < VN; v++) acc[wm][v] = (float8)(0.0f);
+    if (rows == WPT_M && cols == WPT_N) {
         for (int p = 0; p < K; p++) {
-            float8 bv = IN_VLOAD8(0, B + bBase + p * bRow + n0);
-            for (int wm = 0; wm < WPT_M; wm++) acc[wm] = TE_MAC8(acc[wm], IN_LOAD(A, aBase + (m0 + wm) * aRow + p * aCol), bv);
+            float8 bv[VN];
+#pragma unroll
+            for (int v = 0; v < VN; v++) bv[v] = IN_VLOAD8(v, B + bBase + p * bRow);
+#pragma unroll
+            for (int wm = 0; wm < WPT_M; wm++) {
+                const float av = IN_LOAD(A, aBase + wm * aRow + p * aCol);
+#pragma unroll
+                for (int v = 0; v < VN; v++) acc[wm][v] = TE_MAC8(acc[wm][v], av, bv[v]);
+            }
         }
     } else {
         for (int p = 0; p < K; p++) {
-            float e[8];
-            for (int j = 0; j < 8; j++) e[j] = j < cols ? IN_LOAD(B, bBase + p * bRow + n0 + j) : 0.0f;
-            float8 bv = vload8(0, e);
-            for (int wm = 0; wm < rows; wm++) acc[wm] = TE_MAC8(acc[wm], IN_LOAD(A, aBase + (m0 + wm) * aRow + p * aCol), bv);
+            float8 bv[VN];
+            for (int v = 0; v < VN; v++) {
+                float e[8];
+                for (int j = 0; j < 8; j++) e[j] = v * 8 + j < cols ? IN_LOAD(B, bBase + p * bRow + v * 8 + j) : 0.0f;
+                bv[v] = vload8(0, e);
+            }
+            for (int wm = 0; wm < rows; wm++) {
+                const float av = IN_LOAD(A, aBase + wm * aRow + p * aCol);
+                for (int v = 0; v < VN; v++) acc[wm][v] = TE_MAC8(acc[wm][v], av, bv[v]);
+            }
         }
     }
     for (int wm = 0; wm < rows; wm++) {
-        float values[8];
-        vstore8(acc[wm], 0, values);
+        float values[WPT_N];
+        for (int v = 0; v < VN; v++) vstore8(acc[wm][v], v, values);
         for (int j = 0; j < cols; j++) OUT_STORE(C, (b * M + m0 + wm) * N + n0 + j, values[j]);
     }
+}
+
+// B rearranged for matmul_blocked: column panels of WPT_N, each K rows of WPT_N contiguous values
+// (zeros past column N), so a work-item's reads of B are one sequential stream.
+__kernel void matmul_pack_b(int K, int N, __global const IN_T* B, int bOffset, int bBatch, int bRow, int bCol,
+                            __global OUT_T* P) {
+    const int n = get_global_id(0);
+    const int p = get_global_id(1);
+    const int b = get_global_id(2);
+    const int panels = get_global_size(0) / WPT_N;
+    const float value = n < N ? IN_LOAD(B, bOffset + b * bBatch + p * bRow + n * bCol) : 0.0f;
+    OUT_STORE(P, ((b * panels + n / WPT_N) * K + p) * WPT_N + n % WPT_N, value);
 }

@@ -2,8 +2,9 @@
 //
 //   swift run -c release opencl-bench
 //
-// Prints matmul GFLOP/s (OpenCL kernel vs cblas_sgemm) for 512, 1024 and 2048, the fused
-// elementwise chain in GB/s, kernel launch latency and host<->device transfer rates
+// Prints matmul GFLOP/s (OpenCL kernel vs CLBlast's sgemm on the same queue, when libclblast is
+// installed, vs cblas_sgemm) for 512, 1024 and 2048 (`opencl-bench compare`: that table alone), the
+// fused elementwise chain in GB/s, kernel launch latency and host<->device transfer rates
 // (`opencl-bench transfer`: the transfers alone).
 import COpenBLAS
 import Foundation
@@ -55,14 +56,30 @@ if CommandLine.arguments.dropFirst().first == "fused" {
     } catch { print("error: \(error)") }
     exit(0)
 }
-do {
-    print("| matmul n | opencl GFLOP/s | openblas GFLOP/s |")
-    print("| --- | --- | --- |")
+/// The matmul comparison: the engine's kernel, CLBlast on the same queue (when installed) and OpenBLAS.
+func printMatmulTable() throws {
+    let clblast = CLBlast.sgemm
+    if case .failure(let why) = clblast { print(why) }
+    print("| matmul n | opencl GFLOP/s | clblast GFLOP/s | openblas GFLOP/s | opencl / clblast | opencl / openblas |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for (n, repetitions) in [(512, 5), (1024, 2), (2048, 1)] {
         let cl = try OpenCLBenchmarks.matmulGFLOPS(size: n, repetitions: repetitions)
+        // CLBlast compiles its kernels on the first call for a size: two untimed calls first.
+        var otherText = ("skipped", "-")
+        if case .success(let function) = clblast {
+            let other = try OpenCLBenchmarks.externalMatmulGFLOPS(size: n, repetitions: repetitions, warmups: 2, CLBlast.product(function))
+            otherText = (format(other), format(cl / other))
+        }
         let blas = sgemmGFLOPS(n, repetitions: repetitions * 4)
-        print("| \(n) | \(format(cl)) | \(format(blas)) |")
+        print("| \(n) | \(format(cl)) | \(otherText.0) | \(format(blas)) | \(otherText.1) | \(format(cl / blas)) |")
     }
+}
+if CommandLine.arguments.dropFirst().first == "compare" {
+    do { try printMatmulTable() } catch { print("error: \(error)") }
+    exit(0)
+}
+do {
+    try printMatmulTable()
     let fused = try OpenCLBenchmarks.fusedChainGBPerSecond(count: 16 << 20, repetitions: 5)
     print("fused relu(a*b + c) * 0.5 + tanh(a), 16M floats: \(format(fused)) GB/s")
     let latency = try OpenCLBenchmarks.launchLatency(repetitions: 2000)

@@ -36,7 +36,7 @@ package enum ProfileStore {
     /// makes a backend's kernels faster or slower, so calibrations of the old kernels stop being
     /// used (a stale profile once rated openblas's elementwise work 100× too slow and sent softmax
     /// to the naive loops).
-    static let kernelRevision = 2
+    static let kernelRevision = 3
 
     static func key(_ backend: BackendKind, _ deviceName: String) -> String {
         "\(backend.rawValue)|\(deviceName)|\(buildFlavor)|kernels r\(kernelRevision)"

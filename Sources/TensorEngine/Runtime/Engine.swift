@@ -77,10 +77,10 @@ enum DefaultProfiles {
                           launchSeconds: 1e-6, transferGBPerSecond: nil, threads: ProcessInfo.processInfo.activeProcessorCount, calibrated: false)
         case .opencl:
             if (backend as? OpenCLBackend)?.runtime.device.type == .cpu {
-                // PoCL on 2 shared EPYC cores (docs/OPENCL.md): matmul 5-12 GFLOP/s at 512-2048,
-                // plain streams ~5 GB/s, transcendental-heavy chains ~1 GFLOP/s, 20-120 µs launches,
+                // PoCL on 2 shared EPYC cores (docs/OPENCL.md): matmul ~20 GFLOP/s at 512-2048 under
+                // load (70-85 when quieter; about half of OpenBLAS in the same run), plain streams ~5 GB/s, transcendental-heavy chains ~1 GFLOP/s, 20-120 µs launches,
                 // zero-copy uploads and ~1-2 GB/s downloads into fresh host memory.
-                DeviceProfile(backend: .opencl, deviceName: backend.deviceName, matmulLargeGFLOPS: 6, matmulSmallGFLOPS: 3,
+                DeviceProfile(backend: .opencl, deviceName: backend.deviceName, matmulLargeGFLOPS: 20, matmulSmallGFLOPS: 8,
                               matmulSkinnyGFLOPS: 1, streamGBPerSecond: 4, reduceGBPerSecond: 3, elementwiseGFLOPS: 1,
                               launchSeconds: 5e-5, transferGBPerSecond: 2, threads: 1, calibrated: false)
             } else {

@@ -20,4 +20,12 @@ struct OpenCLMatmulTests {
         try await expectParity("k = 0", .matmul) { random([3, 0], seed: 84).matmul(random([0, 4], seed: 85)) }
         try await expectParity("large", .matmul, reductionLength: 512) { random([256, 512], seed: 86).matmul(random([512, 384], seed: 87)) }
     }
+
+    /// Products with more rows than one tile, where CPU devices pack B into column panels first.
+    @Test func packedOperandsMatch() async throws {
+        try await expectParity("packed batched", .matmul, reductionLength: 20) { random([2, 50, 20], seed: 88).matmul(random([2, 20, 19], seed: 89)) }
+        try await expectParity("packed broadcast batch", .matmul, reductionLength: 16) { random([3, 60, 16], seed: 90).matmul(random([16, 37], seed: 91)) }
+        try await expectParity("packed transposed", .matmul, reductionLength: 33) { random([70, 33], seed: 92).matmul(random([45, 33], seed: 93).transposed()) }
+        try await expectParity("packed float16", .matmul, reductionLength: 48) { random([97, 48], seed: 94).cast(to: Float16.self).matmul(random([48, 21], seed: 95).cast(to: Float16.self)) }
+    }
 }

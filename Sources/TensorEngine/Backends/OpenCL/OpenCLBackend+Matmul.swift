@@ -20,10 +20,10 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
     var groupSize: (n: Int, m: Int) { (tileN / workPerItemN, tileM / workPerItemM) }
     var localBytes: Int { tileK * (tileM + tileN) * 4 }
 
-    /// The blocked kernel's work-group: `tileN / 8` column panels by `tileM / workPerItemM` row
-    /// blocks, halved until it fits the device.
+    /// The blocked kernel's work-group: `tileN / workPerItemN` column panels by
+    /// `tileM / workPerItemM` row blocks, halved until it fits the device.
     func blockedGroup(maxWorkGroupSize: Int) -> (n: Int, m: Int) {
-        var n = max(1, tileN / 8)
+        var n = max(1, tileN / workPerItemN)
         var m = max(1, tileM / workPerItemM)
         while n * m > maxWorkGroupSize {
             if n >= m { n = max(1, n / 2) } else { m = max(1, m / 2) }
@@ -37,7 +37,7 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
     static func table(for type: OpenCLDeviceInfo.DeviceType) -> [MatmulTuning] {
         switch type {
         case .cpu:
-            [MatmulTuning(variant: .blocked, tileM: 48, tileN: 64, tileK: 16, workPerItemM: 6, workPerItemN: 8),
+            [MatmulTuning(variant: .blocked, tileM: 48, tileN: 128, tileK: 16, workPerItemM: 6, workPerItemN: 16),
              MatmulTuning(tileM: 32, tileN: 32, tileK: 16, workPerItemM: 4, workPerItemN: 4)]
         case .gpu, .accelerator, .other:
             [MatmulTuning(tileM: 64, tileN: 64, tileK: 16, workPerItemM: 4, workPerItemN: 4),
@@ -50,7 +50,12 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
 
     func fits(_ device: OpenCLDeviceInfo) -> Bool {
         let (n, m) = groupSize
-        return tileM % workPerItemM == 0 && tileN % workPerItemN == 0 && n * m <= device.maxWorkGroupSize
+        // The blocked kernel keeps each row's columns as float8 vectors.
+        let columnsFit = switch variant {
+        case .tiled: true
+        case .blocked: workPerItemN % 8 == 0
+        }
+        return columnsFit && tileM % workPerItemM == 0 && tileN % workPerItemN == 0 && n * m <= device.maxWorkGroupSize
             && localBytes <= device.localMemoryBytes
     }
 
@@ -111,20 +116,8 @@ extension OpenCLBackend {
         let (aBuffer, aLayout) = try matrix(a, op: "matmul")
         let (bBuffer, bLayout) = try matrix(b, op: "matmul")
         let tuning = matmulTuning
-        if tuning.variant == .blocked, bLayout[3] == 1 || n == 1 {
-            // A work-group covers groupN column panels x groupM row blocks, so the panels of B and
-            // rows of A it reads stay in cache while its work-items reuse them.
-            let (panels, blocks) = ((n + 7) / 8, (m + tuning.workPerItemM - 1) / tuning.workPerItemM)
-            let (groupN, groupM) = tuning.blockedGroup(maxWorkGroupSize: runtime.device.maxWorkGroupSize)
-            let kernel = try runtime.kernel(.matmulBlocked, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
-            try runtime.launch(kernel, [
-                .int(Int32(m)), .int(Int32(n)), .int(Int32(k)),
-                .buffer(aBuffer), .int(aLayout[0]), .int(aLayout[1]), .int(aLayout[2]), .int(aLayout[3]),
-                .buffer(bBuffer), .int(bLayout[0]), .int(bLayout[1]), .int(bLayout[2]),
-                .buffer(out),
-            ], global: [(panels + groupN - 1) / groupN * groupN, (blocks + groupM - 1) / groupM * groupM, batches], local: [groupN, groupM, 1])
-            return result
-        }
+        let shape = (m: m, n: n, k: k, batches: batches)
+        if try blockedMatmul(tuning, shape, aBuffer, aLayout, bBuffer, bLayout, into: out, type: a.scalarType) { return result }
         let kernel = try runtime.kernel(.matmulTiled, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
         let (groupN, groupM) = tuning.groupSize
         let global = [(n + tuning.tileN - 1) / tuning.tileN * groupN, (m + tuning.tileM - 1) / tuning.tileM * groupM, batches]
@@ -135,5 +128,47 @@ extension OpenCLBackend {
             .buffer(out),
         ], global: global, local: [groupN, groupM, 1])
         return result
+    }
+
+    /// The blocked kernel, when the tuning selects it and it applies; `false` leaves the product
+    /// to the tiled kernel. B is first packed into column panels (`matmul_pack_b`) when more than
+    /// one tile of rows reads it, or when its rows are not unit-stride: unpacked, each step of a
+    /// work-item's K loop reads another page of B. A single tile of rows (a vector-matrix product,
+    /// say) reads B once, so packing would only double its traffic.
+    private func blockedMatmul(_ tuning: MatmulTuning, _ shape: (m: Int, n: Int, k: Int, batches: Int),
+                               _ aBuffer: OpenCLBuffer, _ aLayout: [Int32], _ bBuffer: OpenCLBuffer, _ bLayout: [Int32],
+                               into out: OpenCLBuffer, type: ScalarType) throws(TensorError) -> Bool {
+        guard tuning.variant == .blocked else { return false }
+        let (m, n, k, batches) = shape
+        let width = tuning.workPerItemN
+        let (panels, blocks) = ((n + width - 1) / width, (m + tuning.workPerItemM - 1) / tuning.workPerItemM)
+        let packedBatches = bLayout[1] == 0 ? 1 : batches
+        let packedCount = packedBatches * panels * width * k
+        let pack = (m > tuning.tileM || bLayout[3] != 1) && packedCount < Int(Int32.max)
+        guard pack || bLayout[3] == 1 || n == 1 else { return false }
+        let options = tuning.options(type, fma: runtime.device.hasFMA)
+        var (source, layout) = (bBuffer, [bLayout[0], bLayout[1], bLayout[2], Int32(width)])
+        if pack {
+            let packed = try runtime.allocate(packedCount * type.byteCount, op: "matmul")
+            let packKernel = try runtime.kernel(.matmulPackB, family: .matmul, options: options)
+            try runtime.launch(packKernel, [
+                .int(Int32(k)), .int(Int32(n)),
+                .buffer(bBuffer), .int(bLayout[0]), .int(bLayout[1]), .int(bLayout[2]), .int(bLayout[3]),
+                .buffer(packed),
+            ], global: [panels * width, k, packedBatches])
+            let panelSize = Int32(k * width)
+            (source, layout) = (packed, [0, bLayout[1] == 0 ? 0 : Int32(panels) * panelSize, Int32(width), panelSize])
+        }
+        // A work-group covers groupN column panels x groupM row blocks, so the panels of B and
+        // rows of A it reads stay in cache while its work-items reuse them.
+        let (groupN, groupM) = tuning.blockedGroup(maxWorkGroupSize: runtime.device.maxWorkGroupSize)
+        let kernel = try runtime.kernel(.matmulBlocked, family: .matmul, options: options)
+        try runtime.launch(kernel, [
+            .int(Int32(m)), .int(Int32(n)), .int(Int32(k)),
+            .buffer(aBuffer), .int(aLayout[0]), .int(aLayout[1]), .int(aLayout[2]), .int(aLayout[3]),
+            .buffer(source), .int(layout[0]), .int(layout[1]), .int(layout[2]), .int(layout[3]),
+            .buffer(out),
+        ], global: [(panels + groupN - 1) / groupN * groupN, (blocks + groupM - 1) / groupM * groupM, batches], local: [groupN, groupM, 1])
+        return true
     }
 }

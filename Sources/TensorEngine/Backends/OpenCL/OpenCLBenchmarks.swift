@@ -44,6 +44,31 @@ package enum OpenCLBenchmarks {
         return 2 * Double(n * n * n) / seconds / 1e9
     }
 
+    /// A matrix product run by code outside the engine on the engine's own queue and buffers:
+    /// `(queue, a, b, c, n)` computes the row-major `c = a · b` of n x n float32 matrices and returns
+    /// that library's status (0 for success). The queue is passed by address, as BLAS-style OpenCL
+    /// libraries take it; it must not be released.
+    package typealias ExternalSgemm = (_ queue: UnsafeMutablePointer<OpaquePointer?>, _ a: OpaquePointer, _ b: OpaquePointer,
+                                       _ c: OpaquePointer, _ n: Int) -> Int32
+
+    /// GFLOP/s of an n x n x n float32 matmul by an external library (`sgemm`) on the device, queue
+    /// and input values ``matmulGFLOPS(size:repetitions:)`` uses, timed the same way after
+    /// `warmups` untimed calls (a library's first call per size may compile or tune).
+    package static func externalMatmulGFLOPS(size n: Int, repetitions: Int, warmups: Int, _ sgemm: ExternalSgemm) throws(TensorError) -> Double {
+        let backend = try backend()
+        let runtime = backend.runtime
+        let a = try backend.deviceBuffer(try backend.upload(try hostValue(n * n, seed: 1)), op: "bench")
+        let b = try backend.deviceBuffer(try backend.upload(try hostValue(n * n, seed: 2)), op: "bench")
+        let c = try runtime.allocate(n * n * 4, op: "bench")
+        var queue: OpaquePointer? = runtime.queue.raw
+        func call() throws(TensorError) {
+            let status = sgemm(&queue, a.mem.raw, b.mem.raw, c.mem.raw, n)
+            guard status == 0 else { throw TensorError(.backendFailure, op: "bench", message: "the external sgemm returned status \(status)") }
+        }
+        for _ in 0..<max(0, warmups - 1) { try call() }
+        return 2 * Double(n * n * n) / (try time(repetitions, backend, call)) / 1e9
+    }
+
     /// GB/s (inputs read plus output written) of the fused region `relu(a * b + c) * 0.5 + tanh(a)`.
     package static func fusedChainGBPerSecond(count: Int, repetitions: Int, withTanh: Bool = true) throws(TensorError) -> Double {
         let backend = try backend()

@@ -50,6 +50,7 @@ enum KernelName: String, Sendable, Hashable {
     case gather
     case matmulTiled = "matmul_tiled"
     case matmulBlocked = "matmul_blocked"
+    case matmulPackB = "matmul_pack_b"
     /// The generated kernel of an elementwise op or fused region.
     case elementwise = "te_elementwise"
     /// The eight-wide form of the generated kernel (CPU devices, no strided operand).
