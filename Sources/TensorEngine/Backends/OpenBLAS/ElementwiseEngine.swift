@@ -1,16 +1,22 @@
 /// Evaluates a fused elementwise region (or a single elementwise op) in one pass over memory.
 ///
-/// The output is cut into blocks of ``blockSize`` elements (4 KiB of floats: every register of a
-/// block stays in L1). For each block, operands are read straight from memory when row-major, or
-/// gathered from their strided view; each instruction then runs as a vector loop over the block;
-/// the last writes the output. Intermediates never touch memory. Registers hold `Float`; `Bool`
+/// The output is cut into blocks of ``blockSize`` elements (16 KiB of floats: a block's registers
+/// stay in L2, and each input streams over four pages at a time, long enough for the hardware
+/// prefetchers, which stop at page boundaries, to run ahead; measured against 4 and 8 KiB). For
+/// each block, operands are read straight from memory when row-major, or gathered from their
+/// strided view; each instruction then runs as a vector loop over the block; the last writes the
+/// output. Intermediates never go to main memory. Registers hold `Float`; `Bool`
 /// values are 0 or 1. Large outputs are split across threads.
 ///
 /// A `Float` operand that repeats one contiguous run (a bias `[n]` broadcast to `[rows, n]`, see
 /// ``period(of:)``) is laid out once per worker as that run repeated over a block's length, and
 /// each block reads it in place from the right phase, instead of being gathered block by block.
 struct ElementwiseEngine {
-    static let blockSize = 1024
+    static let blockSize = 4096
+
+    /// Floats between one register's end and the next's start (one 64-byte line, plus 16 floats
+    /// more so that neighbouring registers also differ in their 128-byte pair).
+    static let slotPadding = 48
 
     let region: FusedRegion
 
@@ -33,8 +39,12 @@ struct ElementwiseEngine {
         let workers = Parallel.workerCount(forElements: count, costPerElement: max(1, flops / 4))
         // Small outputs (scalars, short rows) need only as much scratch as they have elements.
         let block = max(1, min(Self.blockSize, count))
+        // Registers sit `slotStride` floats apart, not exactly 4 KiB: loads from one register and
+        // stores to the next at the same 4 KiB offset look dependent to the CPU's memory
+        // disambiguation (4K aliasing) and stall every instruction's loop.
+        let slotStride = block + Self.slotPadding
         Parallel.forEachRange(count, parts: workers, alignment: Self.blockSize) { range in
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: registerCount * block)
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: registerCount * slotStride)
             defer { scratch.deallocate() }
             var registers = [UnsafePointer<Float>](repeating: UnsafePointer(scratch), count: registerCount)
             // Operands broadcast from one scalar are filled once per worker; operands repeating
@@ -44,7 +54,7 @@ struct ElementwiseEngine {
             defer { for case let (pointer, _)? in tiled { pointer.deallocate() } }
             for (index, source) in sources.enumerated() {
                 if source.layout.strides.allSatisfy({ $0 == 0 }) {
-                    let slot = scratch + index * block
+                    let slot = scratch + index * slotStride
                     let value = Self.load(source.pointer, source.type, source.layout.offset)
                     slot.update(repeating: value, count: block)
                     registers[index] = UnsafePointer(slot)
@@ -63,7 +73,7 @@ struct ElementwiseEngine {
             while start < range.upperBound {
                 let length = min(block, range.upperBound - start)
                 for (index, source) in sources.enumerated() where !constant[index] {
-                    let slot = scratch + index * block
+                    let slot = scratch + index * slotStride
                     if let (tile, period) = tiled[index] {
                         registers[index] = UnsafePointer(tile + start % period)
                     } else if source.type == .float32, source.layout.isContiguous {
@@ -81,7 +91,7 @@ struct ElementwiseEngine {
                     let isLast = position == region.instructions.count - 1
                     let target = isLast && region.outputType == .float32
                         ? output.assumingMemoryBound(to: Float.self) + start
-                        : scratch + register * block
+                        : scratch + register * slotStride
                     Self.apply(instruction, registers, target, length)
                     registers[register] = UnsafePointer(target)
                 }

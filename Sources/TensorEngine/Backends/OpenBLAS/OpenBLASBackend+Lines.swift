@@ -40,25 +40,9 @@ extension OpenBLASBackend {
                 let source = x + row * length
                 let target = out + row * length
                 switch op {
-                case .softmax, .logSoftmax:
-                    let maximum = reduceRow(.max, source, length, -.infinity)
-                    BlockKernels.map(length, source, target) { VectorMath.exp($0 - maximum) }
-                    let total = reduceRow(.sum, UnsafePointer(target), length, 0)
-                    if case .softmax = op {
-                        let scale = 1 / total
-                        BlockKernels.map(length, UnsafePointer(target), target) { $0 * scale }
-                    } else {
-                        // (x - max) - log(total): folding max + log(total) into one shift first
-                        // rounds away log(total) when |max| is large (spacing 1 at 8.9e6).
-                        let logTotal = UnaryOp.log.apply(total)
-                        BlockKernels.map(length, source, target) { ($0 - maximum) - logTotal }
-                    }
-                case .layerNorm(let epsilon):
-                    let mean = reduceRow(.sum, source, length, 0) / Float(length)
-                    BlockKernels.map(length, source, target) { ($0 - mean) * ($0 - mean) }
-                    let variance = reduceRow(.sum, UnsafePointer(target), length, 0) / Float(length)
-                    let scale = 1 / (variance + epsilon).squareRoot()
-                    BlockKernels.map(length, source, target) { ($0 - mean) * scale }
+                case .softmax: RowKernels.softmax(source, target, length, logarithmic: false)
+                case .logSoftmax: RowKernels.softmax(source, target, length, logarithmic: true)
+                case .layerNorm(let epsilon): RowKernels.layerNorm(source, target, length, epsilon: epsilon)
                 }
             }
         }

@@ -12,9 +12,10 @@ enum VectorMath {
     @inline(__always)
     static func exp(_ x: FloatVector) -> FloatVector {
         let clamped = lesser(greater(x, FloatVector(repeating: -87.33)), FloatVector(repeating: 88.72))
-        let n = (clamped * 1.442_695_04 + 0.5).rounded(.down)
-        var r = clamped - n * 0.693_359_375
-        r = r + n * 2.121_944_40e-4
+        let n = fma(clamped, FloatVector(repeating: 1.442_695_04), 0.5).rounded(.down)
+        // r = x - n·ln2 in two steps (ln2 = 0.693359375 - 2.12194440e-4), each one fused.
+        var r = fma(n, FloatVector(repeating: -0.693_359_375), clamped)
+        r = fma(n, FloatVector(repeating: 2.121_944_40e-4), r)
         var p = FloatVector(repeating: 1.987_569_150_0e-4)
         p = fma(p, r, 1.398_199_950_7e-3)
         p = fma(p, r, 8.333_451_907_3e-3)
@@ -29,7 +30,8 @@ enum VectorMath {
         var result = p * unsafeBitCast(exponent, to: FloatVector.self) * 2
         result.replace(with: 0, where: x .< -87.33)
         result.replace(with: .infinity, where: x .> 88.72)
-        result.replace(with: x, where: x .!= x)
+        // NaN needs no case of its own: the clamp keeps it (every comparison with NaN is false)
+        // and it stays NaN through the arithmetic.
         return result
     }
 
@@ -37,6 +39,11 @@ enum VectorMath {
     @inline(__always)
     static func fma(_ p: FloatVector, _ x: FloatVector, _ c: Float) -> FloatVector {
         FloatVector(repeating: c).addingProduct(p, x)
+    }
+
+    @inline(__always)
+    static func fma(_ p: FloatVector, _ x: FloatVector, _ c: FloatVector) -> FloatVector {
+        c.addingProduct(p, x)
     }
 
     /// `tanh(x)` by a [13/6] rational minimax fit on [-7.9, 7.9] (saturated outside): within

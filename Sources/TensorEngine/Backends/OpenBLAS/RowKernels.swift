@@ -1,0 +1,114 @@
+/// Softmax, log-softmax and layer norm of one contiguous row, as plain vector loops.
+///
+/// A row is short enough to stay in L1, so the cost is instructions, not memory: each kernel makes
+/// as few passes as its numerics allow (softmax: max, then `exp` and its sum together, then the
+/// scale; log-softmax never stores the exponentials; layer norm: mean, centred variance, then the
+/// normalised output) and writes the loops out rather than passing closures to a generic `map`:
+/// a closure as large as ``VectorMath/exp(_:)`` is not inlined there, and is then called once per
+/// vector with its constants reloaded on every call.
+enum RowKernels {
+    /// `out = exp(x - max) / Σ exp(x - max)`, or `(x - max) - log Σ exp(x - max)` when
+    /// `logarithmic` (the shift is subtracted first: folding `max + log Σ` into one shift rounds
+    /// the logarithm away when |max| is large, e.g. spacing 1 at 8.9e6).
+    static func softmax(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, logarithmic: Bool) {
+        let maximum = OpenBLASBackend.reduceRow(.max, x, n, -.infinity)
+        let shift = FloatVector(repeating: maximum)
+        // One exponential per iteration: unrolled further, the optimiser stops inlining `exp`.
+        var sum = FloatVector(repeating: 0)
+        var i = 0
+        while i + 8 <= n {
+            let e = VectorMath.exp(BlockKernels.load(x + i) - shift)
+            if !logarithmic { BlockKernels.store(e, out + i) }
+            sum += e
+            i += 8
+        }
+        if i < n {
+            // The tail through the same vector formula; padding lanes hold -inf, whose exp is 0.
+            let e = VectorMath.exp(loadTail(x + i, n - i, padding: -.infinity) - shift)
+            if !logarithmic { storeTail(e, out + i, n - i) }
+            sum += e
+        }
+        let total = sum.sum()
+        if logarithmic {
+            let logTotal = FloatVector(repeating: UnaryOp.log.apply(total))
+            var j = 0
+            while j + 8 <= n {
+                BlockKernels.store((BlockKernels.load(x + j) - shift) - logTotal, out + j)
+                j += 8
+            }
+            while j < n {
+                out[j] = (x[j] - maximum) - logTotal[0]
+                j += 1
+            }
+        } else {
+            scale(out, n, by: 1 / total)
+        }
+    }
+
+    /// `out = (x - mean) / sqrt(variance + epsilon)`, the variance taken about the mean (two
+    /// passes over the row, not `E[x²] - mean²`, which cancels catastrophically).
+    static func layerNorm(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, epsilon: Float) {
+        let mean = OpenBLASBackend.reduceRow(.sum, x, n, 0) / Float(n)
+        let center = FloatVector(repeating: mean)
+        var sum0 = FloatVector(repeating: 0)
+        var sum1 = FloatVector(repeating: 0)
+        var i = 0
+        while i + 16 <= n {
+            let d0 = BlockKernels.load(x + i) - center
+            let d1 = BlockKernels.load(x + i + 8) - center
+            sum0 = sum0.addingProduct(d0, d0)
+            sum1 = sum1.addingProduct(d1, d1)
+            i += 16
+        }
+        while i + 8 <= n {
+            let d = BlockKernels.load(x + i) - center
+            sum0 = sum0.addingProduct(d, d)
+            i += 8
+        }
+        if i < n {
+            // Padding lanes hold the mean: they add nothing.
+            let d = loadTail(x + i, n - i, padding: mean) - center
+            sum0 = sum0.addingProduct(d, d)
+        }
+        let variance = (sum0 + sum1).sum() / Float(n)
+        let factor = 1 / (variance + epsilon).squareRoot()
+        let scale = FloatVector(repeating: factor)
+        var j = 0
+        while j + 8 <= n {
+            BlockKernels.store((BlockKernels.load(x + j) - center) * scale, out + j)
+            j += 8
+        }
+        while j < n {
+            out[j] = (x[j] - mean) * factor
+            j += 1
+        }
+    }
+
+    /// `row *= factor`, in place.
+    @inline(__always)
+    static func scale(_ row: UnsafeMutablePointer<Float>, _ n: Int, by factor: Float) {
+        let vector = FloatVector(repeating: factor)
+        var i = 0
+        while i + 8 <= n {
+            BlockKernels.store(BlockKernels.load(row + i) * vector, row + i)
+            i += 8
+        }
+        while i < n {
+            row[i] *= factor
+            i += 1
+        }
+    }
+
+    /// The first `count` (< 8) elements at `x`, the other lanes set to `padding`.
+    @inline(__always)
+    static func loadTail(_ x: UnsafePointer<Float>, _ count: Int, padding: Float) -> FloatVector {
+        var v = FloatVector(repeating: padding)
+        for lane in 0..<count { v[lane] = x[lane] }
+        return v
+    }
+
+    @inline(__always)
+    static func storeTail(_ v: FloatVector, _ out: UnsafeMutablePointer<Float>, _ count: Int) {
+        for lane in 0..<count { out[lane] = v[lane] }
+    }
+}
