@@ -123,7 +123,7 @@ public struct ComputePlan: Sendable {
                 inputs: step.operands.map { names[$0.id] ?? "?" },
                 deviceUsage: DeviceUsage(preferred: step.backend, supported: step.supported),
                 estimatedCost: EstimatedCost(seconds: step.estimatedSeconds, weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
-                cost: step.cost, reason: step.reason,
+                cost: step.cost, reason: step.reason.description,
                 copies: step.copies.map { Copy(value: names[$0.nodeID] ?? "?", from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
                 measuredSeconds: nil)
         }

@@ -17,7 +17,7 @@ struct PlanStep: Sendable {
     /// The backends that could run the kernel under the policy.
     let supported: [BackendKind]
     /// Why the step runs where it does.
-    let reason: String
+    let reason: PlacementReason
     /// Operands copied into this backend's memory space before the step, with their estimated time.
     let copies: [PlannedCopy]
 }

@@ -27,7 +27,7 @@ struct Planner {
         let estimatedSeconds: Double
         let cost: Cost
         let supported: [BackendKind]
-        let reason: String
+        let reason: PlacementReason
     }
 
     /// Plans the pending graph behind `targets`, reusing cached decisions for a graph of the same
@@ -190,10 +190,29 @@ struct Planner {
         }
     }
 
-    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: [BackendKind: Double]) -> String {
-        if case .only = policy { return "policy \(policy)" }
-        if supported.count == 1 { return "only \(chosen) supports it" }
-        return "cheapest with copies; alone: " + supported.map { "\($0) \(formatSeconds(seconds[$0] ?? 0))" }.joined(separator: ", ")
+    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: [BackendKind: Double]) -> PlacementReason {
+        if case .only = policy { return .policy(policy) }
+        if supported.count == 1 { return .onlySupporter(chosen) }
+        return .cheapest(alone: supported.map { ($0, seconds[$0] ?? 0) })
+    }
+}
+
+/// Why the planner put a step where it did: kept as data while planning and written out as text
+/// only when a plan is shown (formatting it for every node cost more than placing the node).
+enum PlacementReason: Sendable, CustomStringConvertible {
+    /// A single-backend policy.
+    case policy(ComputePolicy)
+    /// The only backend, of those the policy allows, that runs the step.
+    case onlySupporter(BackendKind)
+    /// The cheapest placement with copies counted; the step's own estimate on each backend.
+    case cheapest(alone: [(BackendKind, Double)])
+
+    var description: String {
+        switch self {
+        case .policy(let policy): "policy \(policy)"
+        case .onlySupporter(let kind): "only \(kind) supports it"
+        case .cheapest(let alone): "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ")
+        }
     }
 }
 
