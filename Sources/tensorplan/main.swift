@@ -7,7 +7,7 @@ let usage = """
     usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure]
            tensorplan calibrate
            tensorplan devices
-           tensorplan quality [--policy POLICY]
+           tensorplan quality [--policy POLICY] [--runs N] [--detail]
            tensorplan list
 
       WORKLOAD          a tensorbench workload name (see `tensorplan list`)
@@ -18,6 +18,9 @@ let usage = """
       devices           list backends, their devices and profiles, and why any is unavailable
       quality           estimated vs measured per-op times over every workload: Spearman rank
                         correlation and median relative error per backend, and planning cost
+      --runs N          quality: measured runs per workload, each op's median taken (default: 3)
+      --detail          quality: also a table per backend and op kind of median estimate,
+                        measurement and their ratio
       list              list the workloads
     """
 
@@ -35,6 +38,8 @@ if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h")
 var format = "text"
 var policyName: String?
 var measure = false
+var qualityRuns = 3
+var detail = false
 var positional: [String] = []
 var index = 0
 while index < arguments.count {
@@ -51,6 +56,13 @@ while index < arguments.count {
         index += 2
     case "--measure":
         measure = true
+        index += 1
+    case "--runs":
+        guard index + 1 < arguments.count, let runs = Int(arguments[index + 1]), runs > 0 else { fail("--runs needs a positive count") }
+        qualityRuns = runs
+        index += 2
+    case "--detail":
+        detail = true
         index += 1
     default:
         guard !argument.hasPrefix("-") else { fail("unknown option '\(argument)' (see --help)") }
@@ -96,7 +108,7 @@ case "calibrate":
         fail("calibration failed: \(error)")
     }
 case "quality":
-    await runQuality(policy: policy ?? .all)
+    await runQuality(policy: policy ?? .all, runs: qualityRuns, detail: detail)
 case let name:
     guard let workload = Workload.named(name) else {
         fail("unknown workload '\(name)'; valid: \(Workload.all.map(\.name).joined(separator: ", "))")
