@@ -80,9 +80,15 @@ do {
 }
 
 func describeProfile(_ profile: DeviceProfile) -> String {
-    String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, arithmetic %.1f GFLOP/s, launch %.1f µs, transfer %@, %d threads, %@",
+    func rate(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
+    func micro(_ value: Double?) -> String { value.map { String(format: "%.1f", $0 * 1e6) } ?? "-" }
+    return String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s, arithmetic %.1f GFLOP/s, launch %.1f µs (reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
            profile.matmulLargeGFLOPS, profile.matmulSmallGFLOPS, profile.matmulSkinnyGFLOPS, profile.streamGBPerSecond,
-           profile.reduceGBPerSecond, profile.elementwiseGFLOPS, profile.launchSeconds * 1e6,
+           profile.reduceGBPerSecond, rate(profile.lineWiseGBPerSecond), rate(profile.movementGBPerSecond),
+           profile.elementwiseGFLOPS, profile.launchSeconds * 1e6,
+           micro(profile.reductionLaunchSeconds), micro(profile.lineWiseLaunchSeconds), micro(profile.movementLaunchSeconds),
+           profile.reductionSecondsPerLine.map { String(format: "%.1f", $0 * 1e9) } ?? "-",
+           profile.lineWiseSecondsPerLine.map { String(format: "%.1f", $0 * 1e9) } ?? "-",
            profile.transferGBPerSecond.map { String(format: "%.1f GB/s", $0) } ?? "none (host memory)", profile.threads,
            profile.calibrated ? "calibrated" : "uncalibrated defaults")
 }

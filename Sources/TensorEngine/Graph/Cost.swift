@@ -13,14 +13,19 @@ public struct Cost: Sendable, Hashable, Codable {
     public var launches: Double
     /// Bytes copied between memory spaces (host ↔ device).
     public var transferBytes: Double
+    /// Independent lines the op works along: the rows of a softmax or layer norm, the outputs of
+    /// a reduction; zero for other ops. Device kernels that give each line a work-group pay a
+    /// fixed cost per line, which dominates when lines are short.
+    public var lines: Double
 
     /// Creates a cost.
-    public init(flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0, transferBytes: Double = 0) {
+    public init(flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0, transferBytes: Double = 0, lines: Double = 0) {
         self.flops = flops
         self.bytesRead = bytesRead
         self.bytesWritten = bytesWritten
         self.launches = launches
         self.transferBytes = transferBytes
+        self.lines = lines
     }
 
     /// No work.
@@ -33,7 +38,7 @@ public struct Cost: Sendable, Hashable, Codable {
     public static func + (a: Cost, b: Cost) -> Cost {
         Cost(
             flops: a.flops + b.flops, bytesRead: a.bytesRead + b.bytesRead, bytesWritten: a.bytesWritten + b.bytesWritten,
-            launches: a.launches + b.launches, transferBytes: a.transferBytes + b.transferBytes)
+            launches: a.launches + b.launches, transferBytes: a.transferBytes + b.transferBytes, lines: a.lines + b.lines)
     }
 
     /// Adds a cost in place.
@@ -59,22 +64,40 @@ extension Op {
             return streaming(op.flopsPerElement, elements: outputElements)
         case .binary(let op):
             return streaming(op.flopsPerElement, elements: outputElements)
-        case .select, .cast, .contiguous, .pad, .concat, .gather:
+        case .select, .cast, .contiguous, .pad, .concat:
             return streaming(0, elements: outputElements)
+        case .gather:
+            // Only the gathered slices are read (an embedding lookup touches a few rows of a large
+            // table), besides the indices.
+            let indexBytes = Double(inputs.dropFirst().reduce(0) { $0 + $1.byteCount })
+            return Cost(bytesRead: written + indexBytes, bytesWritten: written, launches: 1)
         case .reduce, .argReduce:
-            return streaming(1, elements: Double(inputs[0].elementCount))
+            var cost = streaming(1, elements: Double(inputs[0].elementCount))
+            cost.lines = outputElements
+            return cost
         case .cumulativeSum:
             return streaming(1, elements: outputElements)
         case .topK:
             let n = Double(inputs[0].shape.last ?? 1)
             return streaming(Swift.max(1, n.squareRoot()), elements: Double(inputs[0].elementCount))
-        case .softmax, .logSoftmax:
-            return streaming(14, elements: outputElements)
-        case .layerNorm:
-            return streaming(8, elements: outputElements)
+        case .softmax(let axis), .logSoftmax(let axis):
+            var cost = streaming(14, elements: outputElements)
+            cost.lines = Self.lines(of: output, along: axis)
+            return cost
+        case .layerNorm(let axis, _):
+            var cost = streaming(8, elements: outputElements)
+            cost.lines = Self.lines(of: output, along: axis)
+            return cost
         case .matmul:
             let k = Double(inputs[0].shape.last ?? 0)
             return streaming(2 * k, elements: outputElements)
         }
+    }
+
+    /// The number of lines along `axis`: elements / extent (zero when the axis is empty).
+    static func lines(of signature: TensorSignature, along axis: Int) -> Double {
+        let shape = signature.shape
+        guard shape.indices.contains(axis), shape[axis] > 0 else { return 0 }
+        return Double(signature.elementCount / shape[axis])
     }
 }

@@ -2,8 +2,8 @@ import Dispatch
 
 /// Measures a backend's device profile by running small probes through the engine itself.
 ///
-/// Each probe is a real op evaluated under a single-backend policy; the best of several runs is
-/// kept. Sizes shrink for the naive backend, whose loops are slow. The whole calibration of the
+/// Each probe is a real op evaluated under a single-backend policy; the median of several runs
+/// is kept. Sizes shrink for the naive backend, whose loops are slow. The whole calibration of the
 /// CPU backends takes a few seconds; at most ~30 s with OpenCL.
 package enum Calibration {
     /// Calibrates every available backend and stores the profiles on disk.
@@ -17,21 +17,24 @@ package enum Calibration {
         return profiles
     }
 
-    /// The best-of-`runs` seconds of the probe's op on one backend: the plan runs in measure mode
-    /// and only the kernel steps count (copies of the host inputs do not).
+    /// The median seconds of the probe's op on one backend over up to `runs` runs after a warm-up
+    /// run: the plan runs in measure mode and only the kernel steps count (copies of the host
+    /// inputs do not). The median, not the best run, because the planner predicts the typical
+    /// time on a machine that may be shared, and `tensorplan quality` compares with medians too.
     static func seconds(_ backend: any Backend, runs: Int, budget: Double = 2, _ build: () -> Tensor) throws(TensorError) -> Double {
-        var best = Double.infinity
+        var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.kind))
-        for _ in 0..<runs {
+        for run in 0...runs {
             let target = build()
             guard let node = target.node else { throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
             let plan = try planner.plan(targets: [node])
             let (_, _, steps) = try Executor(backends: [backend]).run(plan, measure: true)
-            best = min(best, steps.reduce(0, +))
-            if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget { break }
+            if run > 0 { samples.append(steps.reduce(0, +)) }
+            if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget, !samples.isEmpty { break }
         }
-        return best
+        samples.sort()
+        return samples[samples.count / 2]
     }
 
     static func calibrate(_ backend: any Backend) throws(TensorError) -> DeviceProfile {
@@ -47,6 +50,13 @@ package enum Calibration {
         // Launch latency: a one-element op, dominated by fixed costs.
         let one = try constant([1], 1)
         let launch = try seconds(backend, runs: 200, budget: 1) { one + one }
+        // Reductions, line-wise ops and data movement run kernels of their own, with fixed costs
+        // of their own (a two-stage device reduction is more than one launch): one-row probes.
+        let tinyRow = try constant([1, 8], 11)
+        let reductionLaunch = try seconds(backend, runs: 100, budget: 1) { tinyRow.sum(alongAxes: 1) }
+        let lineWiseLaunch = try seconds(backend, runs: 100, budget: 1) { tinyRow.softmax() }
+        let tinySquare = try constant([4, 4], 12)
+        let movementLaunch = try seconds(backend, runs: 100, budget: 1) { tinySquare.transposed().reshaped(to: [16]) }
 
         let large = slow ? 96 : 512
         let a = try constant([large, large], 2)
@@ -74,7 +84,21 @@ package enum Calibration {
         let rows = 1024 / scale
         let r = try constant([rows, 1024], 9)
         let reduceTime = try seconds(backend, runs: 10) { r.sum(alongAxes: 1) }
-        let reduce = Double((rows * 1024 + rows) * 4) / max(reduceTime - launch, 1e-9) / 1e9
+        // Many short lines as well as few long ones, to separate a cost per line (a work-group per
+        // row on a device) from the bytes.
+        let shortRows = 16_384 / scale
+        let manyRows = try constant([shortRows, 8], 13)
+        let shortReduceTime = try seconds(backend, runs: 10) { manyRows.sum(alongAxes: 1) }
+        let (reductionPerLine, reduce) = perLineAndBandwidth(
+            long: (reduceTime - reductionLaunch, Double(rows), Double((rows * 1024 + rows) * 4)),
+            short: (shortReduceTime - reductionLaunch, Double(shortRows), Double((shortRows * 8 + shortRows) * 4)))
+        let lineWiseTime = try seconds(backend, runs: 10) { r.softmax() }
+        let shortLineWiseTime = try seconds(backend, runs: 10) { manyRows.softmax() }
+        let (lineWisePerLine, lineWise) = perLineAndBandwidth(
+            long: (lineWiseTime - lineWiseLaunch, Double(rows), Double(2 * rows * 1024 * 4)),
+            short: (shortLineWiseTime - lineWiseLaunch, Double(shortRows), Double(2 * shortRows * 8 * 4)))
+        let movementTime = try seconds(backend, runs: 10) { r.transposed().reshaped(to: [rows * 1024]) }
+        let movement = Double(2 * rows * 1024 * 4) / max(movementTime - movementLaunch, 1e-9) / 1e9
 
         let expTime = try seconds(backend, runs: 10) { x.exp() }
         let arithmetic = UnaryOp.exp.flopsPerElement * Double(count) / max(expTime - launch, 1e-9) / 1e9
@@ -102,9 +126,36 @@ package enum Calibration {
         profile.reduceGBPerSecond = reduce
         profile.elementwiseGFLOPS = arithmetic
         profile.launchSeconds = launch
+        profile.lineWiseGBPerSecond = lineWise
+        profile.movementGBPerSecond = movement
+        profile.reductionLaunchSeconds = reductionLaunch
+        profile.lineWiseLaunchSeconds = lineWiseLaunch
+        profile.movementLaunchSeconds = movementLaunch
+        profile.lineWiseSecondsPerLine = lineWisePerLine
+        profile.reductionSecondsPerLine = reductionPerLine
         profile.transferGBPerSecond = transfer ?? profile.transferGBPerSecond
         profile.calibrated = true
         return profile
+    }
+
+    /// Solves `seconds = lines · perLine + bytes / bandwidth` from a probe with few long lines and
+    /// one with many short ones (launch costs already taken off); a negative share is taken as
+    /// zero and the other fitted alone. Returns seconds per line and GB/s.
+    static func perLineAndBandwidth(long: (seconds: Double, lines: Double, bytes: Double),
+                                    short: (seconds: Double, lines: Double, bytes: Double)) -> (Double, Double) {
+        let a = max(long.seconds, 1e-9)
+        let b = max(short.seconds, 1e-9)
+        let determinant = long.lines * short.bytes - short.lines * long.bytes
+        var perLine = determinant == 0 ? 0 : (a * short.bytes - b * long.bytes) / determinant
+        var secondsPerByte = determinant == 0 ? a / long.bytes : (long.lines * b - short.lines * a) / determinant
+        if perLine < 0 {
+            perLine = 0
+            secondsPerByte = a / long.bytes
+        } else if secondsPerByte <= 0 {
+            perLine = b / short.lines
+            secondsPerByte = max(a - long.lines * perLine, 1e-9) / long.bytes
+        }
+        return (perLine, 1 / secondsPerByte / 1e9)
     }
 
     private static func pow3(_ n: Int) -> Double { Double(n) * Double(n) * Double(n) }

@@ -24,29 +24,61 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var threads: Int
     /// Whether the numbers come from a calibration run on this machine (else documented defaults).
     public var calibrated: Bool
+    /// Achieved GB/s for line-wise ops (softmax, log-softmax, layer norm); `nil`: as reductions.
+    public var lineWiseGBPerSecond: Double? = nil
+    /// Achieved GB/s for data movement (copies of strided views, transposes, gathers,
+    /// concatenation); `nil`: as streams.
+    public var movementGBPerSecond: Double? = nil
+    /// Fixed cost of one reduction, in seconds (a two-stage device reduction is two launches and
+    /// more); `nil`: ``launchSeconds``.
+    public var reductionLaunchSeconds: Double? = nil
+    /// Fixed cost of one line-wise op, in seconds; `nil`: ``launchSeconds``.
+    public var lineWiseLaunchSeconds: Double? = nil
+    /// Fixed cost of one data-movement op, in seconds; `nil`: ``launchSeconds``.
+    public var movementLaunchSeconds: Double? = nil
+    /// Seconds per line of a line-wise op (``Cost/lines``: a softmax row costs this much beyond
+    /// its bytes); `nil`: nothing.
+    public var lineWiseSecondsPerLine: Double? = nil
+    /// Seconds per output of a reduction beyond its bytes; `nil`: nothing.
+    public var reductionSecondsPerLine: Double? = nil
 
     /// Seconds the op takes on this device by a roofline estimate: compute and memory time
-    /// overlapped, plus launch latency.
+    /// overlapped, plus launch latency and, for line-wise ops and reductions, a cost per line.
     func seconds(for cost: Cost, category: OpKind.Category, matmulShape: (m: Int, n: Int, k: Int)? = nil) -> Double {
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return 0 }
         let gflops: Double
         let bandwidth: Double
+        let launch: Double
+        var perLine = 0.0
         switch category {
         case .matmul:
             let shape = matmulShape ?? (m: 256, n: 256, k: 256)
             gflops = Swift.min(shape.m, shape.n) < 16 ? matmulSkinnyGFLOPS
                 : (Swift.min(shape.m, shape.n, shape.k) >= 256 ? matmulLargeGFLOPS : matmulSmallGFLOPS)
             bandwidth = streamGBPerSecond
-        case .reduction, .lineWise:
+            launch = launchSeconds
+        case .reduction:
             gflops = elementwiseGFLOPS
             bandwidth = reduceGBPerSecond
-        case .elementwise, .dataMovement, .source, .view:
+            launch = reductionLaunchSeconds ?? launchSeconds
+            perLine = reductionSecondsPerLine ?? 0
+        case .lineWise:
+            gflops = elementwiseGFLOPS
+            bandwidth = lineWiseGBPerSecond ?? reduceGBPerSecond
+            launch = lineWiseLaunchSeconds ?? launchSeconds
+            perLine = lineWiseSecondsPerLine ?? 0
+        case .dataMovement:
+            gflops = elementwiseGFLOPS
+            bandwidth = movementGBPerSecond ?? streamGBPerSecond
+            launch = movementLaunchSeconds ?? launchSeconds
+        case .elementwise, .source, .view:
             gflops = elementwiseGFLOPS
             bandwidth = streamGBPerSecond
+            launch = launchSeconds
         }
         let compute = cost.flops / (gflops * 1e9)
         let memory = cost.bytesMoved / (bandwidth * 1e9)
-        return Swift.max(compute, memory) + cost.launches * launchSeconds
+        return Swift.max(compute, memory) + cost.lines * perLine + cost.launches * launch
     }
 
     /// Seconds to move bytes between the host and this device (zero for host memory).

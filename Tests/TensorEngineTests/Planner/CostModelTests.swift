@@ -1,0 +1,61 @@
+import Testing
+@testable import TensorEngine
+
+/// The cost formulas behind the planner's estimates, checked by hand.
+@Suite("Cost model")
+struct CostModelTests {
+    static func signature(_ shape: [Int], _ type: ScalarType = .float32) -> TensorSignature {
+        TensorSignature(shape: shape, scalarType: type)
+    }
+
+    @Test func lineWiseOpsAndReductionsCountTheirLines() {
+        let x = Self.signature([4, 6, 8])
+        // Softmax along the middle axis: 4 · 8 rows of 6.
+        #expect(Op.softmax(axis: 1).cost(inputs: [x], output: x).lines == 32)
+        #expect(Op.layerNorm(axis: 2, epsilon: 1e-5).cost(inputs: [x], output: x).lines == 24)
+        // A reduction has one line per output.
+        let reduced = Self.signature([4, 8])
+        #expect(Op.reduce(.sum, axes: [1], keepRank: false).cost(inputs: [x], output: reduced).lines == 32)
+        // Elementwise ops have none; an empty softmax axis has no lines.
+        #expect(Op.unary(.exp).cost(inputs: [x], output: x).lines == 0)
+        let empty = Self.signature([4, 0])
+        #expect(Op.softmax(axis: 1).cost(inputs: [empty], output: empty).lines == 0)
+    }
+
+    @Test func gatherReadsOnlyTheGatheredSlices() {
+        // 3 rows of a [30000, 384] table: 3 · 384 floats and 3 indices read, not the table.
+        let table = Self.signature([30_000, 384])
+        let indices = Self.signature([3], .int32)
+        let cost = Op.gather(axis: 0).cost(inputs: [table, indices], output: Self.signature([3, 384]))
+        #expect(cost.bytesRead == Double(3 * 384 * 4 + 3 * 4))
+        #expect(cost.bytesWritten == Double(3 * 384 * 4))
+    }
+
+    @Test func perLineCostsAddToLineWiseAndReductionEstimates() {
+        var profile = PlannerTests.profile(.opencl, gflops: 1000, bandwidth: 1, launch: 1e-5, link: nil)
+        profile.lineWiseSecondsPerLine = 1e-6
+        profile.lineWiseLaunchSeconds = 2e-5
+        profile.reductionSecondsPerLine = 5e-7
+        let cost = Cost(bytesRead: 1e9, bytesWritten: 0, launches: 1, lines: 1000)
+        // 1 GB at 1 GB/s, plus 1000 lines, plus the category's own launch.
+        #expect(abs(profile.seconds(for: cost, category: .lineWise) - (1 + 1e-3 + 2e-5)) < 1e-12)
+        #expect(abs(profile.seconds(for: cost, category: .reduction) - (1 + 5e-4 + 1e-5)) < 1e-12)
+        // Elementwise work pays no per-line cost.
+        #expect(abs(profile.seconds(for: cost, category: .elementwise) - (1 + 1e-5)) < 1e-12)
+    }
+
+    @Test func calibrationSeparatesPerLineCostFromBandwidth() {
+        // Made from 2 µs per line and 4 GB/s: few long lines and many short ones.
+        func seconds(lines: Double, bytes: Double) -> Double { lines * 2e-6 + bytes / 4e9 }
+        let long = (seconds(lines: 1024, bytes: 8_388_608), 1024.0, 8_388_608.0)
+        let short = (seconds(lines: 16_384, bytes: 1_048_576), 16_384.0, 1_048_576.0)
+        let (perLine, gbPerSecond) = Calibration.perLineAndBandwidth(long: long, short: short)
+        #expect(abs(perLine - 2e-6) < 1e-12)
+        #expect(abs(gbPerSecond - 4) < 1e-9)
+        // Short lines no slower per byte than long ones: the fit's negative per-line cost is taken
+        // as none, and the bandwidth comes from the long lines alone (8 MB in 2 ms).
+        let flat = Calibration.perLineAndBandwidth(long: (0.002, 1024, 8e6), short: (0.0002, 16_384, 1e6))
+        #expect(flat.0 == 0)
+        #expect(abs(flat.1 - 4) < 1e-9)
+    }
+}
