@@ -17,6 +17,11 @@ struct MatmulSplitTests {
         #expect(MatmulSplit(batches: 1, m: 4096, n: 4096, k: 4096, workers: 1).parts == 1)
         let large = MatmulSplit(batches: 1, m: 1024, n: 1024, k: 1024, workers: 2)
         #expect(large.parts == 1 && large.libraryThreads == 2)
+        // Matrix·vector: pieces below 2²¹ multiply-adds, one threaded sgemv from there.
+        #expect(MatmulSplit(batches: 1, m: 1, n: 1024, k: 1024, workers: 2).parts == 2)
+        let gemv = MatmulSplit(batches: 1, m: 1, n: 3072, k: 768, workers: 2)
+        #expect(gemv.parts == 1 && gemv.libraryThreads == 2)
+        #expect(MatmulSplit(batches: 1, m: 3072, n: 1, k: 768, workers: 2).libraryThreads == 2)
     }
 
     /// (m, k, n, batch, A stored transposed, B stored transposed)
@@ -25,10 +30,12 @@ struct MatmulSplitTests {
         (12, 384, 384, 1, false, false),    // columns, B row-major
         (700, 64, 40, 1, false, false),     // rows
         (700, 64, 40, 1, true, false),      // rows, A stored [k, m]
-        (1, 1024, 2048, 1, false, true),    // sgemv over column pieces
-        (1, 1024, 2048, 1, false, false),
-        (2048, 1024, 1, 1, false, false),   // sgemv over row pieces
-        (2048, 1024, 1, 1, true, false),
+        (1, 1024, 1024, 1, false, true),    // sgemv over column pieces (below 2²¹ multiply-adds)
+        (1, 1024, 1024, 1, false, false),
+        (1024, 1024, 1, 1, false, false),   // sgemv over row pieces
+        (1024, 1024, 1, 1, true, false),
+        (1, 768, 3072, 1, false, false),    // sgemv as one OpenBLAS-threaded call
+        (3072, 768, 1, 1, true, false),
         (32, 32, 32, 64, false, true),      // batches
     ]
 
