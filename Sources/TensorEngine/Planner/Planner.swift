@@ -191,28 +191,30 @@ struct Planner {
     }
 
     private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: [BackendKind: Double]) -> PlacementReason {
-        if case .only = policy { return .policy(policy) }
-        if supported.count == 1 { return .onlySupporter(chosen) }
-        return .cheapest(alone: supported.map { ($0, seconds[$0] ?? 0) })
+        if case .only = policy { return PlacementReason(chosen: chosen, policy: policy, alone: []) }
+        return PlacementReason(chosen: chosen, policy: nil, alone: supported.map { ($0, seconds[$0] ?? 0) })
     }
 }
 
 /// Why the planner put a step where it did: kept as data while planning and written out as text
 /// only when a plan is shown (formatting it for every node cost more than placing the node).
-enum PlacementReason: Sendable, CustomStringConvertible {
-    /// A single-backend policy.
-    case policy(ComputePolicy)
-    /// The only backend, of those the policy allows, that runs the step.
-    case onlySupporter(BackendKind)
-    /// The cheapest placement with copies counted; the step's own estimate on each backend.
-    case cheapest(alone: [(BackendKind, Double)])
+///
+/// A struct, not an enum with an array payload: cached plans keep their reasons for the life of
+/// the process, and LeakSanitizer does not see an array reference stored in a multi-payload
+/// enum (its spare pointer bits carry the case tag), so it reported every cached plan as leaked.
+struct PlacementReason: Sendable, CustomStringConvertible {
+    /// The backend chosen.
+    let chosen: BackendKind
+    /// The single-backend policy that decided, if one did.
+    let policy: ComputePolicy?
+    /// Each backend, of those the policy allows, that runs the step, with the step's own estimate
+    /// there (copies not counted).
+    let alone: [(BackendKind, Double)]
 
     var description: String {
-        switch self {
-        case .policy(let policy): "policy \(policy)"
-        case .onlySupporter(let kind): "only \(kind) supports it"
-        case .cheapest(let alone): "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ")
-        }
+        if let policy { return "policy \(policy)" }
+        if alone.count == 1 { return "only \(chosen) supports it" }
+        return "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ")
     }
 }
 
