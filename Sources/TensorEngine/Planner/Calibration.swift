@@ -100,8 +100,17 @@ package enum Calibration {
         let movementTime = try seconds(backend, runs: 10) { r.transposed().reshaped(to: [rows * 1024]) }
         let movement = Double(2 * rows * 1024 * 4) / max(movementTime - movementLaunch, 1e-9) / 1e9
 
-        let expTime = try seconds(backend, runs: 10) { x.exp() }
-        let arithmetic = UnaryOp.exp.flopsPerElement * Double(count) / max(expTime - launch, 1e-9) / 1e9
+        // Arithmetic: a fused chain of the kind models run (tanh for the transcendental, products
+        // and sums), on 1M floats so that it measures the kernel rather than memory. A lone exp
+        // rated the host engine's chains 2x fast: each instruction of a chain is a pass over
+        // its block there, which a single op does not show.
+        let chainCount = (1 << 20) / (scale * scale)
+        let u = try constant([chainCount], 14)
+        let w = try constant([chainCount], 15)
+        let chain = { ((u * w + w).relu() * 0.5 + u.tanh()) }
+        let chainTime = try seconds(backend, runs: 10) { chain() }
+        let chainFlops = try flops(of: chain(), on: backend)
+        let arithmetic = chainFlops / max(chainTime - launch, 1e-9) / 1e9
 
         var transfer: Double?
         if backend.memorySpace != .host {
@@ -136,6 +145,14 @@ package enum Calibration {
         profile.transferGBPerSecond = transfer ?? profile.transferGBPerSecond
         profile.calibrated = true
         return profile
+    }
+
+    /// The floating-point operations of the probe's plan on one backend (a fused chain counts
+    /// each of its instructions).
+    static func flops(of probe: Tensor, on backend: any Backend) throws(TensorError) -> Double {
+        guard let node = probe.node else { throw probe.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
+        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.kind))
+        return try planner.plan(targets: [node]).steps.reduce(0) { $0 + $1.cost.flops }
     }
 
     /// Solves `seconds = lines · perLine + bytes / bandwidth` from a probe with few long lines and
