@@ -78,10 +78,17 @@ enum StridedCopy {
         }
     }
 
+    /// The side of the square tiles a transpose goes through (16 floats: one cache line).
+    static let transposeTile = 16
+
     private static func copyTyped<T>(_ source: UnsafePointer<T>, _ layout: Layout, _ destination: UnsafeMutablePointer<T>) {
         let count = layout.elementCount
         let rank = layout.rank
-        // A transpose of the last two axes: copy in square tiles so both sides stay in cache.
+        // A transpose of the last two axes, in 16 x 16 tiles through a small buffer: each tile is
+        // read one source line at a time and written one destination line at a time. Copying
+        // straight across a tile touches a line per row on both sides, and with a power-of-two
+        // row length those lines share a cache set (a 4096-float row is 16 KiB): on [4096, 4096],
+        // 32 x 32 tiles ran at 5.4 GB/s, 8 x 8 at 8.3, this way at 9.2 (24.7 -> 14.6 ms).
         if rank >= 2, layout.strides[rank - 1] != 1, layout.shape[rank - 1] > 1, layout.shape[rank - 2] > 1 {
             let rows = layout.shape[rank - 2]
             let columns = layout.shape[rank - 1]
@@ -90,23 +97,34 @@ enum StridedCopy {
             let planes = count / (rows * columns)
             let planeLayout = Layout(shape: Array(layout.shape.dropLast(2)), strides: Array(layout.strides.dropLast(2)), offset: layout.offset)
             let planeOffsets = planeLayout.elementOffsets()
-            let tile = 32
-            Parallel.forEachRange(planes * ((rows + tile - 1) / tile), parts: Parallel.workerCount(forElements: count)) { range in
-                for job in range {
-                    let plane = job / ((rows + tile - 1) / tile)
-                    let rowStart = (job % ((rows + tile - 1) / tile)) * tile
-                    let base = planeOffsets[plane]
-                    let out = destination + plane * rows * columns
-                    var columnStart = 0
-                    while columnStart < columns {
-                        for r in rowStart..<min(rows, rowStart + tile) {
-                            var s = base + r * rowStride + columnStart * columnStride
-                            for c in columnStart..<min(columns, columnStart + tile) {
-                                out[r * columns + c] = source[s]
-                                s += columnStride
+            let tile = transposeTile
+            let rowTiles = (rows + tile - 1) / tile
+            Parallel.forEachRange(planes * rowTiles, parts: Parallel.workerCount(forElements: count)) { range in
+                withUnsafeTemporaryAllocation(of: T.self, capacity: tile * tile) { buffer in
+                    guard let staged = buffer.baseAddress else { return }
+                    for job in range {
+                        let plane = job / rowTiles
+                        let rowStart = (job % rowTiles) * tile
+                        let rowCount = min(tile, rows - rowStart)
+                        let base = planeOffsets[plane] + rowStart * rowStride
+                        let out = destination + plane * rows * columns + rowStart * columns
+                        var columnStart = 0
+                        while columnStart < columns {
+                            let columnCount = min(tile, columns - columnStart)
+                            // Read: source column c of the tile holds the tile's rows (one line
+                            // when rows are adjacent in memory, as in a transposed view).
+                            for c in 0..<columnCount {
+                                let from = source + base + (columnStart + c) * columnStride
+                                let into = staged + c * tile
+                                for r in 0..<rowCount { into[r] = from[r * rowStride] }
                             }
+                            // Write: destination row r of the tile, contiguous.
+                            for r in 0..<rowCount {
+                                let into = out + r * columns + columnStart
+                                for c in 0..<columnCount { into[c] = staged[c * tile + r] }
+                            }
+                            columnStart += tile
                         }
-                        columnStart += tile
                     }
                 }
             }
