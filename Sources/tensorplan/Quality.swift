@@ -18,15 +18,12 @@ func runQuality(policy: ComputePolicy, runs: Int = 3, detail: Bool = false) asyn
             let graph = try await workload.preparedGraph()
             let cost = try PlanQuality.planningMicroseconds(graph(), policy: policy, repeats: 20)
             _ = try await ComputePlan(for: graph(), policy: policy).measured()
-            var samples: [[Double?]] = []
-            var plan = try ComputePlan(for: graph(), policy: policy)
-            for _ in 0..<max(1, runs) {
-                plan = try await ComputePlan(for: graph(), policy: policy).measured()
-                samples.append(plan.operations.map(\.measuredSeconds))
-            }
+            var plans: [ComputePlan] = []
+            for _ in 0..<max(1, runs) { plans.append(try await ComputePlan(for: graph(), policy: policy).measured()) }
+            let plan = plans[0]
             let medians: [Double?] = plan.operations.indices.map { index in
-                let values = samples.compactMap { $0.indices.contains(index) ? $0[index] : nil }.sorted()
-                return values.isEmpty ? nil : values[values.count / 2]
+                let values = plans.compactMap { $0.operations.indices.contains(index) ? $0.operations[index].measuredSeconds : nil }
+                return values.isEmpty ? nil : median(values)
             }
             let total = medians.compactMap { $0 }.reduce(0, +)
             for (operation, seconds) in zip(plan.operations, medians) where operation.cost.flops + operation.cost.bytesMoved > 0 {
@@ -51,14 +48,16 @@ func runQuality(policy: ComputePolicy, runs: Int = 3, detail: Bool = false) asyn
     }
     guard detail else { return }
     print("\nbackend op            ops  median est.  median meas.  median est./meas.")
-    func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-    }
     for (name, samples) in byKind.sorted(by: { $0.key < $1.key }) {
         let ratios = zip(samples.estimated, samples.measured).filter { $0.1 > 0 }.map { $0.0 / $0.1 }
         print(name.padding(toLength: 22, withPad: " ", startingAt: 0),
               String(format: "%4d  %9.1f µs  %9.1f µs  %6.2f", samples.measured.count,
                      median(samples.estimated) * 1e6, median(samples.measured) * 1e6, median(ratios)))
     }
+}
+
+/// The middle value (the upper one of an even count), or NaN when there is none.
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
 }

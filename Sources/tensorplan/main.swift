@@ -80,15 +80,15 @@ do {
 }
 
 func describeProfile(_ profile: DeviceProfile) -> String {
-    func rate(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
-    func micro(_ value: Double?) -> String { value.map { String(format: "%.1f", $0 * 1e6) } ?? "-" }
+    /// An optional figure in the given unit (`scale`: units per base unit), or "-".
+    func figure(_ value: Double?, scale: Double = 1) -> String { value.map { String(format: "%.1f", $0 * scale) } ?? "-" }
     return String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s, arithmetic %.1f GFLOP/s, launch %.1f µs (reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
            profile.matmulLargeGFLOPS, profile.matmulSmallGFLOPS, profile.matmulSkinnyGFLOPS, profile.streamGBPerSecond,
-           profile.reduceGBPerSecond, rate(profile.lineWiseGBPerSecond), rate(profile.movementGBPerSecond),
+           profile.reduceGBPerSecond, figure(profile.lineWiseGBPerSecond), figure(profile.movementGBPerSecond),
            profile.elementwiseGFLOPS, profile.launchSeconds * 1e6,
-           micro(profile.reductionLaunchSeconds), micro(profile.lineWiseLaunchSeconds), micro(profile.movementLaunchSeconds),
-           profile.reductionSecondsPerLine.map { String(format: "%.1f", $0 * 1e9) } ?? "-",
-           profile.lineWiseSecondsPerLine.map { String(format: "%.1f", $0 * 1e9) } ?? "-",
+           figure(profile.reductionLaunchSeconds, scale: 1e6), figure(profile.lineWiseLaunchSeconds, scale: 1e6),
+           figure(profile.movementLaunchSeconds, scale: 1e6),
+           figure(profile.reductionSecondsPerLine, scale: 1e9), figure(profile.lineWiseSecondsPerLine, scale: 1e9),
            profile.transferGBPerSecond.map { String(format: "%.1f GB/s", $0) } ?? "none (host memory)", profile.threads,
            profile.calibrated ? "calibrated" : "uncalibrated defaults")
 }

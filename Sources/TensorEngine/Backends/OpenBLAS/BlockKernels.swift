@@ -6,6 +6,21 @@ enum BlockKernels {
     @inline(__always)
     static func store(_ v: FloatVector, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: FloatVector.self) }
 
+    /// The first `count` (< 8) elements at `x`, the other lanes set to `padding`: a row's tail goes
+    /// through the same vector formula as the rest.
+    @inline(__always)
+    static func loadTail(_ x: UnsafePointer<Float>, _ count: Int, padding: Float = 0) -> FloatVector {
+        var v = FloatVector(repeating: padding)
+        for lane in 0..<count { v[lane] = x[lane] }
+        return v
+    }
+
+    /// Stores the first `count` (< 8) lanes of `v` at `out`.
+    @inline(__always)
+    static func storeTail(_ v: FloatVector, _ out: UnsafeMutablePointer<Float>, _ count: Int) {
+        for lane in 0..<count { out[lane] = v[lane] }
+    }
+
     /// Applies `f` to eight lanes at a time; the tail goes through a zero-padded vector so every
     /// element sees the same formula.
     @inline(__always)
@@ -16,10 +31,7 @@ enum BlockKernels {
             i += 8
         }
         guard i < n else { return }
-        var v = FloatVector(repeating: 0)
-        for lane in 0..<(n - i) { v[lane] = x[i + lane] }
-        let r = f(v)
-        for lane in 0..<(n - i) { out[i + lane] = r[lane] }
+        storeTail(f(loadTail(x + i, n - i)), out + i, n - i)
     }
 
     @inline(__always)
@@ -30,14 +42,7 @@ enum BlockKernels {
             i += 8
         }
         guard i < n else { return }
-        var a = FloatVector(repeating: 0)
-        var b = FloatVector(repeating: 0)
-        for lane in 0..<(n - i) {
-            a[lane] = x[i + lane]
-            b[lane] = y[i + lane]
-        }
-        let r = f(a, b)
-        for lane in 0..<(n - i) { out[i + lane] = r[lane] }
+        storeTail(f(loadTail(x + i, n - i), loadTail(y + i, n - i)), out + i, n - i)
     }
 
     /// Applies `F` to eight lanes at a time, like the closure form of `map`, but with the function
@@ -52,8 +57,7 @@ enum BlockKernels {
             i += 8
         }
         guard i < n else { return }
-        let r = F.apply(RowKernels.loadTail(x + i, n - i, padding: 0))
-        RowKernels.storeTail(r, out + i, n - i)
+        storeTail(F.apply(loadTail(x + i, n - i)), out + i, n - i)
     }
 
     static func unary(_ op: UnaryOp, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {

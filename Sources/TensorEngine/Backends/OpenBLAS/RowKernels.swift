@@ -24,8 +24,8 @@ enum RowKernels {
         }
         if i < n {
             // The tail through the same vector formula; padding lanes hold -inf, whose exp is 0.
-            let e = VectorMath.exp(loadTail(x + i, n - i, padding: -.infinity) - shift)
-            if !logarithmic { storeTail(e, out + i, n - i) }
+            let e = VectorMath.exp(BlockKernels.loadTail(x + i, n - i, padding: -.infinity) - shift)
+            if !logarithmic { BlockKernels.storeTail(e, out + i, n - i) }
             sum += e
         }
         let total = sum.sum()
@@ -67,7 +67,7 @@ enum RowKernels {
         }
         if i < n {
             // Padding lanes hold the mean: they add nothing.
-            let d = loadTail(x + i, n - i, padding: mean) - center
+            let d = BlockKernels.loadTail(x + i, n - i, padding: mean) - center
             sum0 = sum0.addingProduct(d, d)
         }
         let variance = (sum0 + sum1).sum() / Float(n)
@@ -97,18 +97,5 @@ enum RowKernels {
             row[i] *= factor
             i += 1
         }
-    }
-
-    /// The first `count` (< 8) elements at `x`, the other lanes set to `padding`.
-    @inline(__always)
-    static func loadTail(_ x: UnsafePointer<Float>, _ count: Int, padding: Float) -> FloatVector {
-        var v = FloatVector(repeating: padding)
-        for lane in 0..<count { v[lane] = x[lane] }
-        return v
-    }
-
-    @inline(__always)
-    static func storeTail(_ v: FloatVector, _ out: UnsafeMutablePointer<Float>, _ count: Int) {
-        for lane in 0..<count { out[lane] = v[lane] }
     }
 }
