@@ -44,13 +44,16 @@ let package = Package(
         .systemLibrary(
             name: "COpenCL", path: "Sources/COpenCL",
             providers: [.apt(["ocl-icd-opencl-dev", "opencl-c-headers"])]),
+        // CPU instructions Swift cannot spell (streaming stores, reciprocal estimate): a header of
+        // inline C functions, compiled into their Swift callers.
+        .systemLibrary(name: "CIntrinsics", path: "Sources/CIntrinsics"),
         // Turns every `kernels/*.cl` into one generated Swift source (also usable from CMake:
         // `embed-kernels OUTPUT.swift INPUT.cl...`).
         .executableTarget(name: "embed-kernels"),
         .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
         .target(
             name: "TensorEngine",
-            dependencies: ["COpenBLAS", "COpenCL"],
+            dependencies: ["COpenBLAS", "COpenCL", "CIntrinsics"],
             exclude: !fuzzing && hasGeneratedKernels ? [generatedKernels] : [],
             swiftSettings: cpuFlags,
             plugins: fuzzing ? [] : ["EmbedKernels"]),

@@ -25,10 +25,11 @@ enum BlockKernels {
     /// element sees the same formula.
     @inline(__always)
     static func map(_ n: Int, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ f: (FloatVector) -> FloatVector) {
+        let vectorEnd = n & ~7
         var i = 0
-        while i + 8 <= n {
+        while i < vectorEnd {
             store(f(load(x + i)), out + i)
-            i += 8
+            i &+= 8
         }
         guard i < n else { return }
         storeTail(f(loadTail(x + i, n - i)), out + i, n - i)
@@ -36,10 +37,11 @@ enum BlockKernels {
 
     @inline(__always)
     static func map(_ n: Int, _ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ f: (FloatVector, FloatVector) -> FloatVector) {
+        let vectorEnd = n & ~7
         var i = 0
-        while i + 8 <= n {
+        while i < vectorEnd {
             store(f(load(x + i), load(y + i)), out + i)
-            i += 8
+            i &+= 8
         }
         guard i < n else { return }
         storeTail(f(loadTail(x + i, n - i), loadTail(y + i, n - i)), out + i, n - i)
@@ -51,10 +53,16 @@ enum BlockKernels {
     /// vector, with its constants reloaded on every call.
     @inline(__always)
     static func map<F: VectorFunction>(_ function: F.Type, _ n: Int, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+        let vectorEnd = n & ~7
         var i = 0
-        while i + 8 <= n {
+        while i < vectorEnd & ~15 {
+            let (r0, r1) = (F.apply(load(x + i)), F.apply(load(x + (i &+ 8))))
+            store(r0, out + i); store(r1, out + (i &+ 8))
+            i &+= 16
+        }
+        while i < vectorEnd {
             store(F.apply(load(x + i)), out + i)
-            i += 8
+            i &+= 8
         }
         guard i < n else { return }
         storeTail(F.apply(loadTail(x + i, n - i)), out + i, n - i)

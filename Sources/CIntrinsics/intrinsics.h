@@ -1,0 +1,38 @@
+// CPU instructions the CPU kernels use that Swift has no spelling for: streaming (non-temporal)
+// stores and the reciprocal estimate. Header-only: each function is `static inline`, so the Clang
+// importer compiles it into its Swift caller, where it becomes one instruction (or a short
+// portable fallback where the instruction is missing).
+#ifndef TENSORENGINE_INTRINSICS_H
+#define TENSORENGINE_INTRINSICS_H
+
+/// Eight floats, imported into Swift as SIMD8<Float>.
+typedef float te_float8 __attribute__((ext_vector_type(8)));
+
+/// Stores eight floats at `address`, which must be 32-byte aligned, bypassing the caches
+/// (`vmovntps` with AVX): for outputs too large to stay cached, this saves the read of each
+/// line that a plain store fetches first.
+static inline void te_stream_store8(float *address, te_float8 value) {
+    __builtin_nontemporal_store(value, (te_float8 *)address);
+}
+
+/// Orders earlier streaming stores before any later store (`sfence` on x86-64): streaming stores
+/// are weakly ordered, so a thread fences before it reports its work done.
+static inline void te_store_fence(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/// An estimate of 1/x per lane, to within 1.5 * 2^-12 relative (`vrcpps` with AVX); callers refine
+/// it with a Newton step. Without AVX it is the exact quotient.
+static inline te_float8 te_reciprocal_estimate8(te_float8 x) {
+#if defined(__AVX__)
+    return __builtin_ia32_rcpps256(x);
+#else
+    return 1.0f / x;
+#endif
+}
+
+#endif
