@@ -112,3 +112,24 @@ extension Bool: TensorScalar {
     /// 1 for `true`, 0 for `false`.
     public var doubleValue: Double { self ? 1 : 0 }
 }
+
+/// A set of scalar types as bits: what an op accepts, checked on every op a graph records, so it
+/// is built and tested without hashing or allocation.
+struct ScalarTypeSet: Sendable, Equatable, ExpressibleByArrayLiteral {
+    private var bits: UInt8 = 0
+
+    init(arrayLiteral types: ScalarType...) {
+        for type in types { bits |= Self.bit(type) }
+    }
+
+    func contains(_ type: ScalarType) -> Bool { bits & Self.bit(type) != 0 }
+
+    private static func bit(_ type: ScalarType) -> UInt8 {
+        switch type {
+        case .float32: 1
+        case .float16: 2
+        case .int32: 4
+        case .bool: 8
+        }
+    }
+}

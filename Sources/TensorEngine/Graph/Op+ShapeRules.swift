@@ -177,7 +177,7 @@ extension Op {
         }
     }
 
-    private static func require(_ type: ScalarType, in accepted: Set<ScalarType>) throws(RuleViolation) {
+    private static func require(_ type: ScalarType, in accepted: ScalarTypeSet) throws(RuleViolation) {
         guard accepted.contains(type) else {
             let names = ScalarType.allCases.filter(accepted.contains).map(\.rawValue).joined(separator: ", ")
             throw RuleViolation(.scalarTypeMismatch, "scalar type \(type) is not accepted (expects \(names))")

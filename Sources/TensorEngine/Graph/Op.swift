@@ -5,7 +5,7 @@ enum UnaryOp: String, Sendable, Hashable, CaseIterable {
     case logicalNot
 
     /// The scalar types the op accepts.
-    var acceptedTypes: Set<ScalarType> {
+    var acceptedTypes: ScalarTypeSet {
         switch self {
         case .negate, .abs, .sign, .square, .relu: [.float32, .float16, .int32]
         case .exp, .log, .squareRoot, .rsqrt, .reciprocal, .sin, .cos, .tanh, .floor, .ceil, .round,
@@ -33,7 +33,7 @@ enum BinaryOp: String, Sendable, Hashable, CaseIterable {
     case logicalAnd, logicalOr
 
     /// The scalar types the op accepts for its operands.
-    var acceptedTypes: Set<ScalarType> {
+    var acceptedTypes: ScalarTypeSet {
         switch self {
         case .add, .subtract, .multiply, .divide, .minimum, .maximum, .less, .lessEqual, .greater,
             .greaterEqual:

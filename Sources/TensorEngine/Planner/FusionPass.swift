@@ -12,11 +12,11 @@ enum FusionPass {
     static func candidates(for graph: PendingGraph) -> [Planner.Candidate] {
         let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: node.inputs, absorbed: []) }
         guard enabled else { return graph.order.map(plain) }
-        var absorbedInto: Set<UInt64> = []
-        var regions: [UInt64: Planner.Candidate] = [:]
+        var absorbedInto = NodeSet()
+        var regions = NodeMap<Planner.Candidate>()
         for root in graph.order.reversed() where root.op.kind.isElementwise && !absorbedInto.contains(root.id) {
             guard let region = buildRegion(root, uses: graph.uses) else { continue }
-            absorbedInto.formUnion(region.absorbed.map(\.id))
+            for node in region.absorbed { absorbedInto.insert(node.id) }
             regions[root.id] = region
         }
         return graph.order.compactMap { node in
@@ -26,13 +26,13 @@ enum FusionPass {
     }
 
     /// The region rooted at `root`, or `nil` when nothing would be fused.
-    private static func buildRegion(_ root: Node, uses: [UInt64: Int]) -> Planner.Candidate? {
+    private static func buildRegion(_ root: Node, uses: NodeMap<Int>) -> Planner.Candidate? {
         var operands: [Node] = []
         var absorbed: [Node] = []
         var instructions: [FusedRegion.Instruction] = []
         var types: [ScalarType] = []
-        var registerOf: [UInt64: Int] = [:]
-        var operandRegister: [UInt64: Int] = [:]
+        var registerOf = NodeMap<Int>()
+        var operandRegister = NodeMap<Int>()
 
         func fusable(_ node: Node) -> Bool {
             node !== root && node.op.kind.isElementwise && node.storedResult == nil

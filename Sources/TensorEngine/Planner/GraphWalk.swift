@@ -5,15 +5,15 @@ struct PendingGraph {
     /// Nodes that already have values (constants and materialized results).
     let sources: [Node]
     /// How many times each node's value is read (by steps, and once per target).
-    let uses: [UInt64: Int]
+    let uses: NodeMap<Int>
 
     /// Walks back from the targets without recursion (graphs can be deep), stopping at nodes
     /// that already hold a result.
     init(targets: [Node]) {
         var order: [Node] = []
         var sources: [Node] = []
-        var visited = Set<UInt64>()
-        var uses: [UInt64: Int] = [:]
+        var visited = NodeSet()
+        var uses = NodeMap<Int>()
         for target in targets { uses[target.id, default: 0] += 1 }
         var stack: [(Node, Bool)] = targets.reversed().map { ($0, false) }
         while let (node, expanded) = stack.popLast() {
@@ -21,7 +21,7 @@ struct PendingGraph {
                 order.append(node)
                 continue
             }
-            guard visited.insert(node.id).inserted else { continue }
+            guard visited.insert(node.id) else { continue }
             if node.storedResult != nil {
                 sources.append(node)
                 continue

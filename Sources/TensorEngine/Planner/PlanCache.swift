@@ -2,14 +2,25 @@ import Synchronization
 
 /// The structure of a pending graph: ops, shapes, scalar types, wiring and policy. Two graphs with
 /// the same key get the same plan, whatever their data.
+///
+/// The key hashes its contents once, when made: a cache lookup and the update of the entry's
+/// last use then hash one integer each, not the whole graph again.
 struct PlanKey: Hashable, Sendable {
     private let ops: [Op]
     private let signatures: [TensorSignature]
     private let wiring: [Int]
     private let policy: ComputePolicy
+    private let contentHash: Int
+
+    static func == (lhs: PlanKey, rhs: PlanKey) -> Bool {
+        lhs.contentHash == rhs.contentHash && lhs.wiring == rhs.wiring && lhs.ops == rhs.ops
+            && lhs.signatures == rhs.signatures && lhs.policy == rhs.policy
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(contentHash) }
 
     init(graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
-        var position: [UInt64: Int] = [:]
+        var position = NodeMap<Int>(capacity: graph.sources.count + graph.order.count)
         var signatures: [TensorSignature] = []
         var wiring: [Int] = []
         for source in graph.sources {
@@ -30,6 +41,12 @@ struct PlanKey: Hashable, Sendable {
         self.signatures = signatures
         self.wiring = wiring
         self.policy = policy
+        var hasher = Hasher()
+        hasher.combine(ops)
+        hasher.combine(signatures)
+        hasher.combine(wiring)
+        hasher.combine(policy)
+        contentHash = hasher.finalize()
     }
 }
 
@@ -41,7 +58,7 @@ final class PlanCache: Sendable {
     private let state = Guarded(State())
 
     private struct State {
-        var entries: [PlanKey: (decisions: [Planner.Decision], lastUse: UInt64)] = [:]
+        var entries: [PlanKey: (plan: CachedPlan, lastUse: UInt64)] = [:]
         var clock: UInt64 = 0
         var hits = 0
         var misses = 0
@@ -49,27 +66,34 @@ final class PlanCache: Sendable {
 
     init(capacity: Int = 128) { self.capacity = capacity }
 
-    func decisions(for key: PlanKey) -> [Planner.Decision]? {
+    /// What a cache entry keeps: the fusion pass's grouping and a decision per candidate.
+    struct CachedPlan: Sendable {
+        let layout: CandidateLayout
+        let decisions: [Planner.Decision]
+    }
+
+    func plan(for key: PlanKey) -> CachedPlan? {
         state.withLock { state in
             state.clock += 1
-            guard let entry = state.entries[key] else {
+            let clock = state.clock
+            guard let plan = state.entries[key]?.plan else {
                 state.misses += 1
                 return nil
             }
             state.hits += 1
-            state.entries[key] = (entry.decisions, state.clock)
-            return entry.decisions
+            state.entries[key]?.lastUse = clock
+            return plan
         }
     }
 
-    func store(_ decisions: [Planner.Decision], for key: PlanKey) {
+    func store(_ plan: CachedPlan, for key: PlanKey) {
         state.withLock { state in
             state.clock += 1
             if state.entries.count >= capacity, state.entries[key] == nil,
                 let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
                 state.entries[oldest] = nil
             }
-            state.entries[key] = (decisions, state.clock)
+            state.entries[key] = (plan, state.clock)
         }
     }
 

@@ -34,13 +34,14 @@ struct Planner {
     /// structure.
     func plan(targets: [Node], cache: PlanCache? = nil) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
-        let candidates = FusionPass.candidates(for: graph)
         let key = cache.map { _ in PlanKey(graph: graph, targets: targets, policy: policy) }
-        if let cache, let key, let decisions = cache.decisions(for: key), decisions.count == candidates.count {
-            return (assemble(graph, candidates, decisions, targets: targets), true)
+        if let cache, let key, let cached = cache.plan(for: key), let candidates = cached.layout.candidates(in: graph),
+           cached.decisions.count == candidates.count {
+            return (assemble(graph, candidates, cached.decisions, targets: targets), true)
         }
+        let candidates = FusionPass.candidates(for: graph)
         let decisions = try place(candidates, sources: graph.sources, targets: targets)
-        if let cache, let key { cache.store(decisions, for: key) }
+        if let cache, let key { cache.store(PlanCache.CachedPlan(layout: CandidateLayout(candidates, in: graph), decisions: decisions), for: key) }
         return (assemble(graph, candidates, decisions, targets: targets), false)
     }
 
@@ -57,7 +58,7 @@ struct Planner {
             throw TensorError(.unsupported, op: "plan", message: "no available backend is allowed by the compute policy \(policy)")
         }
         // arrival[node][backend]: seconds until the node's value is in that backend's memory.
-        var arrival: [UInt64: [BackendKind: Double]] = [:]
+        var arrival = NodeMap<[BackendKind: Double]>(capacity: sources.count + candidates.count)
         for source in sources {
             arrival[source.id] = Dictionary(uniqueKeysWithValues: allowed.map { ($0.kind, transferSeconds(source.signature.byteCount, from: .host, to: $0)) })
         }
@@ -96,7 +97,7 @@ struct Planner {
         }
 
         // Backward: each candidate goes where its subtree plus the copy to its consumer is cheapest.
-        var wanted: [UInt64: BackendKind] = [:]
+        var wanted = NodeMap<BackendKind>(capacity: candidates.count)
         let host = allowed.first { $0.memorySpace == .host }?.kind ?? allowed[0].kind
         for target in targets { wanted[target.id] = host }
         var chosen = [BackendKind](repeating: host, count: candidates.count)
@@ -130,7 +131,7 @@ struct Planner {
 
     /// Builds the plan's steps from decisions, inserting a copy wherever an operand lives elsewhere.
     func assemble(_ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]) -> Plan {
-        var location: [UInt64: MemorySpace] = [:]
+        var location = NodeMap<MemorySpace>(capacity: graph.sources.count + candidates.count)
         for source in graph.sources { location[source.id] = .host }
         var steps: [PlanStep] = []
         steps.reserveCapacity(candidates.count)

@@ -27,8 +27,8 @@ struct Executor {
     /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
     func run(_ plan: Plan, measure: Bool) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         var stepSeconds: [Double] = []
-        var values: [UInt64: Value] = [:]
-        var remaining: [UInt64: Int] = [:]
+        var values = NodeMap<Value>(capacity: plan.sources.count + plan.steps.count)
+        var remaining = NodeMap<Int>(capacity: plan.sources.count + plan.steps.count)
         var liveBuffers: [ObjectIdentifier: (bytes: Int, readers: Int)] = [:]
         var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         var liveBytes = 0
@@ -50,7 +50,7 @@ struct Executor {
         }
         func release(_ node: Node) {
             remaining[node.id, default: 1] -= 1
-            guard remaining[node.id] == 0, let value = values.removeValue(forKey: node.id) else { return }
+            guard remaining[node.id] == 0, let value = values.removeValue(for: node.id) else { return }
             let key = ObjectIdentifier(value.buffer)
             guard let entry = liveBuffers[key] else { return }
             if entry.readers <= 1 {

@@ -160,6 +160,34 @@ struct PlannerTests {
         #expect(!evicted, "the least recently used entry went")
     }
 
+    /// A plan from the cache rebuilds the fusion pass's grouping from positions: it must be the
+    /// plan made from scratch, step for step, on a graph with fused chains, a shared operand, a
+    /// matmul and two targets.
+    @Test func cachedPlanMatchesAFreshOne() throws {
+        let cache = PlanCache(capacity: 4)
+        let planner = Self.planner()
+        func graph() -> [Node] {
+            let x = Tensor(randomNormal: [16, 32], seed: 1), w = Tensor(randomNormal: [32, 8], seed: 2)
+            let shared = (x * 2 + 1).tanh()
+            let product = shared.matmul(w)
+            return [(product.relu() * 0.5 - 1).exp(), shared.sum(alongAxes: 1)].compactMap(\.node)
+        }
+        func describe(_ plan: Plan) -> [String] {
+            var names = NodeMap<Int>()
+            for node in plan.sources { names[node.id] = names.count }
+            return plan.steps.map { step in
+                names[step.node.id] = names.count
+                let operands = step.operands.map { names[$0.id] ?? -1 }, absorbed = step.absorbed.count
+                return "\(step.kernel) \(operands) absorbed \(absorbed) on \(step.backend)"
+            }
+        }
+        let (fresh, firstCached) = try planner.plan(targets: graph(), cache: cache)
+        let (again, secondCached) = try planner.plan(targets: graph(), cache: cache)
+        #expect(!firstCached && secondCached)
+        #expect(describe(again) == describe(fresh))
+        #expect(fresh.steps.contains { if case .fused = $0.kernel { true } else { false } }, "the graph has a fused region")
+    }
+
     @Test func engineEvaluationUsesTheCache() async throws {
         func run() async throws -> Bool {
             let x = Tensor(randomNormal: [3, 5], seed: 3)
