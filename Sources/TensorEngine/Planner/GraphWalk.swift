@@ -15,9 +15,15 @@ struct PendingGraph {
         var visited = NodeSet()
         var uses = NodeMap<Int>()
         for target in targets { uses[target.id, default: 0] += 1 }
-        var stack: [(Node, Bool)] = targets.reversed().map { ($0, false) }
-        while let (node, expanded) = stack.popLast() {
-            if expanded {
+        // Frames are a struct, not a tuple: an array of tuples looks its type up at run time.
+        struct Frame {
+            let node: Node
+            let expanded: Bool
+        }
+        var stack: [Frame] = targets.reversed().map { Frame(node: $0, expanded: false) }
+        while let frame = stack.popLast() {
+            let node = frame.node
+            if frame.expanded {
                 order.append(node)
                 continue
             }
@@ -26,10 +32,10 @@ struct PendingGraph {
                 sources.append(node)
                 continue
             }
-            stack.append((node, true))
+            stack.append(Frame(node: node, expanded: true))
             for input in node.inputs.reversed() {
                 uses[input.id, default: 0] += 1
-                if !visited.contains(input.id) { stack.append((input, false)) }
+                if !visited.contains(input.id) { stack.append(Frame(node: input, expanded: false)) }
             }
         }
         self.order = order

@@ -12,6 +12,18 @@ struct Planner {
     let backends: [any Backend]
     let profiles: [BackendKind: DeviceProfile]
     let policy: ComputePolicy
+    /// The backends the policy allows, in preference order.
+    private let allowed: [any Backend]
+    /// Whether every allowed backend plans with a calibrated profile.
+    private let calibrated: Bool
+
+    init(backends: [any Backend], profiles: [BackendKind: DeviceProfile], policy: ComputePolicy) {
+        self.backends = backends
+        self.profiles = profiles
+        self.policy = policy
+        allowed = backends.filter { policy.allows($0.kind) }
+        calibrated = allowed.allSatisfy { profiles[$0.kind]?.calibrated ?? false }
+    }
 
     /// A step before placement: the kernel, its node and operands.
     struct Candidate {
@@ -48,8 +60,6 @@ struct Planner {
     func plan(targets: [Node]) throws(TensorError) -> Plan {
         try plan(targets: targets, cache: nil).0
     }
-
-    private var allowed: [any Backend] { backends.filter { policy.allows($0.kind) } }
 
     /// The dynamic programme: cost tables forward, choices backward.
     func place(_ candidates: [Candidate], sources: [Node], targets: [Node]) throws(TensorError) -> [Decision] {
@@ -149,7 +159,7 @@ struct Planner {
                 supported: decision.supported, reason: decision.reason, copies: copies))
         }
         return Plan(steps: steps, targets: targets, sources: graph.sources, policy: policy,
-                    calibrated: allowed.allSatisfy { profiles[$0.kind]?.calibrated ?? false })
+                    calibrated: calibrated)
     }
 
     private func backend(_ kind: BackendKind) -> any Backend {
