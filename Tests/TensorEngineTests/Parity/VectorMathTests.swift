@@ -60,6 +60,12 @@ struct VectorMathTests {
         #expect(worst.error <= 2 * Float.ulpOfOne, "worst \(worst.error) at \(worst.at)")
     }
 
+    @Test func expOfNonPositiveAgreesWithTheCLibrary() {
+        let inputs = Self.sweep(to: 110).filter { $0 <= 0 } + [-.infinity, .nan]
+        let worst = Self.worstRelativeError(inputs, VectorMath.expOfNonPositive, Foundation.exp)
+        #expect(worst.error <= 2 * Float.ulpOfOne, "worst \(worst.error) at \(worst.at)")
+    }
+
     @Test func sigmoidAgreesWithItsDefinition() {
         let inputs = Self.sweep(to: 110) + [.infinity, -.infinity, .nan]
         let worst = Self.worstRelativeError(inputs, VectorMath.sigmoid) { 1 / (1 + Foundation.exp(-$0)) }

@@ -17,14 +17,14 @@ enum RowKernels {
         var sum = FloatVector(repeating: 0)
         var i = 0
         while i + 8 <= n {
-            let e = VectorMath.exp(BlockKernels.load(x + i) - shift)
+            let e = VectorMath.expOfNonPositive(BlockKernels.load(x + i) - shift)
             if !logarithmic { BlockKernels.store(e, out + i) }
             sum += e
             i += 8
         }
         if i < n {
             // The tail through the same vector formula; padding lanes hold -inf, whose exp is 0.
-            let e = VectorMath.exp(BlockKernels.loadTail(x + i, n - i, padding: -.infinity) - shift)
+            let e = VectorMath.expOfNonPositive(BlockKernels.loadTail(x + i, n - i, padding: -.infinity) - shift)
             if !logarithmic { BlockKernels.storeTail(e, out + i, n - i) }
             sum += e
         }

@@ -14,8 +14,23 @@ enum VectorMath {
     /// within 2 ulp of the C library, subnormal results included (`VectorMathTests`).
     @inline(__always)
     static func exp(_ x: FloatVector) -> FloatVector {
-        // Below -104, eˣ rounds to 0 (the clamp gives e⁻¹⁰⁴, under half the least subnormal).
-        let clamped = lesser(greater(x, FloatVector(repeating: -104)), FloatVector(repeating: 88.72))
+        var result = exponential(lesser(greater(x, FloatVector(repeating: -104)), FloatVector(repeating: 88.72)))
+        result.replace(with: .infinity, where: x .> 88.72)
+        return result
+    }
+
+    /// `eˣ` for `x ≤ 0` (or NaN), as softmax needs after subtracting the row's maximum: ``exp(_:)``
+    /// without the overflow clamp and test (three of its two dozen instructions).
+    @inline(__always)
+    static func expOfNonPositive(_ x: FloatVector) -> FloatVector {
+        exponential(greater(x, FloatVector(repeating: -104)))
+    }
+
+    /// `eˣ` for `x` in [-104, 88.72] or NaN. Below -104, eˣ rounds to 0, so callers clamp there
+    /// (e⁻¹⁰⁴ is under half the least subnormal). NaN needs no case of its own: the clamps keep it
+    /// (every comparison with NaN is false) and it stays NaN through the arithmetic.
+    @inline(__always)
+    private static func exponential(_ clamped: FloatVector) -> FloatVector {
         let n = fma(clamped, FloatVector(repeating: 1.442_695_04), 0.5).rounded(.down)
         // r = x - n·ln2 in two steps (ln2 = 0.693359375 - 2.12194440e-4), each one fused.
         var r = fma(n, FloatVector(repeating: -0.693_359_375), clamped)
@@ -35,11 +50,7 @@ enum VectorMath {
         let half = integer &>> 1
         let first = unsafeBitCast((half &+ 127) &<< 23, to: FloatVector.self)
         let second = unsafeBitCast((integer &- half &+ 127) &<< 23, to: FloatVector.self)
-        var result = p * first * second
-        result.replace(with: .infinity, where: x .> 88.72)
-        // NaN needs no case of its own: the clamp keeps it (every comparison with NaN is false)
-        // and it stays NaN through the arithmetic.
-        return result
+        return p * first * second
     }
 
     /// `c + p·x` as one fused multiply-add per lane (`vfmadd` with AVX2/FMA).
