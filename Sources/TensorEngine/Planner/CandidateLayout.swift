@@ -3,9 +3,13 @@
 /// key holds (ops, shapes, wiring, which nodes are targets), so a plan found in the cache rebuilds
 /// its candidates from the layout instead of running the pass again.
 struct CandidateLayout: Sendable {
+    /// A candidate by positions. Its kernel is the node's own op unless `region` is set; the op
+    /// is read back from the node rather than kept, and the region kept as an optional rather than
+    /// as a `Kernel`: LeakSanitizer does not see references inside multi-payload enums (their
+    /// spare bits hide the pointer), and this cache lives as long as the process.
     private struct Entry: Sendable {
         let node: Int
-        let kernel: Kernel
+        let region: FusedRegion?
         let operands: [Int]
         let absorbed: [Int]
     }
@@ -19,8 +23,13 @@ struct CandidateLayout: Sendable {
         // Every node of a candidate is a source or a pending node of this graph.
         let index = { (node: Node) in position[node.id] ?? -1 }
         entries = candidates.map { candidate in
-            Entry(node: index(candidate.node), kernel: candidate.kernel,
-                  operands: candidate.operands.map(index), absorbed: candidate.absorbed.map(index))
+            let region: FusedRegion?
+            switch candidate.kernel {
+            case .op: region = nil
+            case .fused(let fused): region = fused
+            }
+            return Entry(node: index(candidate.node), region: region,
+                         operands: candidate.operands.map(index), absorbed: candidate.absorbed.map(index))
         }
     }
 
@@ -33,8 +42,9 @@ struct CandidateLayout: Sendable {
         candidates.reserveCapacity(entries.count)
         for entry in entries {
             guard valid.contains(entry.node), entry.operands.allSatisfy(valid.contains), entry.absorbed.allSatisfy(valid.contains) else { return nil }
+            let node = nodes[entry.node]
             candidates.append(Planner.Candidate(
-                node: nodes[entry.node], kernel: entry.kernel,
+                node: node, kernel: entry.region.map { .fused($0) } ?? .op(node.op),
                 operands: entry.operands.map { nodes[$0] }, absorbed: entry.absorbed.map { nodes[$0] }))
         }
         return candidates
