@@ -28,9 +28,11 @@ struct ElementwiseEngine {
     /// written with streaming stores.
     static let streamingOutputElements = 1 << 24
 
-    /// At most this many pieces per worker, of at least ``minimumPieceElements`` (a worker's set-up,
-    /// its scratch and tiled operands, is repeated per piece).
+    /// At most this many pieces per worker, of at least ``minimumPieceElements``.
     static let piecesPerWorker = 8
+
+    /// The fewest elements a piece gets: a worker's set-up (its scratch, constant and tiled
+    /// operands) is repeated per piece, and must stay small beside the piece's work.
     static let minimumPieceElements = 1 << 18
 
     /// Floats between one slot's end and the next's start (one 64-byte line, plus 16 floats more
