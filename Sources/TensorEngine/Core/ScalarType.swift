@@ -13,6 +13,17 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable, Custo
     /// Boolean, stored as one byte (0 or 1).
     case bool
 
+    /// Hashes the case, not its name (a `String` raw value would otherwise be hashed each time a
+    /// signature goes into a plan key or a set).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .float32: hasher.combine(0 as UInt8)
+        case .float16: hasher.combine(1 as UInt8)
+        case .int32: hasher.combine(2 as UInt8)
+        case .bool: hasher.combine(3 as UInt8)
+        }
+    }
+
     /// The number of bytes one element occupies in memory.
     public var byteCount: Int {
         switch self {

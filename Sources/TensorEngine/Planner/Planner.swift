@@ -68,16 +68,18 @@ struct Planner {
             throw TensorError(.unsupported, op: "plan", message: "no available backend is allowed by the compute policy \(policy)")
         }
         // arrival[node][backend]: seconds until the node's value is in that backend's memory.
-        var arrival = NodeMap<[BackendKind: Double]>(capacity: sources.count + candidates.count)
+        var arrival = NodeMap<PerBackend<Double>>(capacity: sources.count + candidates.count)
         for source in sources {
-            arrival[source.id] = Dictionary(uniqueKeysWithValues: allowed.map { ($0.kind, transferSeconds(source.signature.byteCount, from: .host, to: $0)) })
+            var seconds = PerBackend<Double>()
+            for backend in allowed { seconds[backend.kind] = transferSeconds(source.signature.byteCount, from: .host, to: backend) }
+            arrival[source.id] = seconds
         }
-        var options: [(supported: [BackendKind], seconds: [BackendKind: Double], total: [BackendKind: Double], cost: Cost)] = []
+        var options: [(supported: [BackendKind], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost)] = []
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
             let cost = Self.cost(of: candidate)
-            var seconds: [BackendKind: Double] = [:]
-            var total: [BackendKind: Double] = [:]
+            var seconds = PerBackend<Double>()
+            var total = PerBackend<Double>()
             var supported: [BackendKind] = []
             var reasons: [String] = []
             for backend in allowed {
@@ -97,7 +99,7 @@ struct Planner {
                     message: "no backend allowed by policy \(policy) runs it (\(reasons.joined(separator: "; ")))", location: candidate.node.location)
             }
             options.append((supported, seconds, total, cost))
-            var reach: [BackendKind: Double] = [:]
+            var reach = PerBackend<Double>()
             for destination in allowed {
                 reach[destination.kind] = supported.map { producer in
                     (total[producer] ?? .infinity) + transferSeconds(candidate.node.signature.byteCount, from: space(of: producer), to: destination)
@@ -201,7 +203,7 @@ struct Planner {
         }
     }
 
-    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: [BackendKind: Double]) -> PlacementReason {
+    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: PerBackend<Double>) -> PlacementReason {
         if case .only = policy { return PlacementReason(chosen: chosen, policy: policy, alone: []) }
         return PlacementReason(chosen: chosen, policy: nil, alone: supported.map { ($0, seconds[$0] ?? 0) })
     }

@@ -9,6 +9,16 @@ public enum BackendKind: String, Sendable, Hashable, CaseIterable, Codable, Cust
 
     /// The backend's name, as in plans and `TENSORENGINE_POLICY`.
     public var description: String { rawValue }
+
+    /// Hashes the case, not its name: a `String` raw value would otherwise be hashed on every
+    /// lookup of the planner's per-backend tables.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .naive: hasher.combine(0 as UInt8)
+        case .openblas: hasher.combine(1 as UInt8)
+        case .opencl: hasher.combine(2 as UInt8)
+        }
+    }
 }
 
 /// Whether a backend can run an op, and if not, why.
