@@ -15,12 +15,15 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable, Custo
 
     /// Hashes the case, not its name (a `String` raw value would otherwise be hashed each time a
     /// signature goes into a plan key or a set).
-    public func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) { hasher.combine(caseNumber) }
+
+    /// The case's position, 0 to 3: what hashing and ``ScalarTypeSet`` use in place of the name.
+    var caseNumber: UInt8 {
         switch self {
-        case .float32: hasher.combine(0 as UInt8)
-        case .float16: hasher.combine(1 as UInt8)
-        case .int32: hasher.combine(2 as UInt8)
-        case .bool: hasher.combine(3 as UInt8)
+        case .float32: 0
+        case .float16: 1
+        case .int32: 2
+        case .bool: 3
         }
     }
 
@@ -130,17 +133,8 @@ struct ScalarTypeSet: Sendable, Equatable, ExpressibleByArrayLiteral {
     private var bits: UInt8 = 0
 
     init(arrayLiteral types: ScalarType...) {
-        for type in types { bits |= Self.bit(type) }
+        for type in types { bits |= 1 << type.caseNumber }
     }
 
-    func contains(_ type: ScalarType) -> Bool { bits & Self.bit(type) != 0 }
-
-    private static func bit(_ type: ScalarType) -> UInt8 {
-        switch type {
-        case .float32: 1
-        case .float16: 2
-        case .int32: 4
-        case .bool: 8
-        }
-    }
+    func contains(_ type: ScalarType) -> Bool { bits & (1 << type.caseNumber) != 0 }
 }
