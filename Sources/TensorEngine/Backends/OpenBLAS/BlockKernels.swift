@@ -72,7 +72,7 @@ enum BlockKernels {
         switch op {
         case .negate: map(n, x, out) { -$0 }
         case .abs: map(n, x, out) { VectorMath.abs($0) }
-        case .sign: map(n, x, out) { v in v.replacing(with: 1, where: v .> 0).replacing(with: -1, where: v .< 0) }
+        case .sign: map(VectorFunctions.Sign.self, n, x, out)
         case .exp: map(VectorFunctions.Exp.self, n, x, out)
         case .squareRoot: map(n, x, out) { $0.squareRoot() }
         case .rsqrt: map(n, x, out) { 1 / $0.squareRoot() }
@@ -83,7 +83,7 @@ enum BlockKernels {
         case .ceil: map(n, x, out) { $0.rounded(.up) }
         case .round: map(n, x, out) { $0.rounded(.toNearestOrEven) }
         case .sigmoid: map(VectorFunctions.Sigmoid.self, n, x, out)
-        case .relu: map(n, x, out) { $0.replacing(with: 0, where: $0 .< 0) }
+        case .relu: map(VectorFunctions.Relu.self, n, x, out)
         case .erf: map(VectorFunctions.Erf.self, n, x, out)
         case .logicalNot: map(n, x, out) { VectorMath.indicator($0 .== 0) }
         case .log, .sin, .cos:
@@ -112,6 +112,20 @@ enum BlockKernels {
         }
     }
 
+    /// `a·b + c`, the product and the sum each rounded (see `ElementwiseStep`).
+    static func multiplyAdd(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ c: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        let vectorEnd = n & ~7
+        var i = 0
+        while i < vectorEnd {
+            store(load(a + i) * load(b + i) + load(c + i), out + i)
+            i &+= 8
+        }
+        while i < n {
+            out[i] = a[i] * b[i] + c[i]
+            i += 1
+        }
+    }
+
     static func select(_ mask: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
         for i in 0..<n { out[i] = mask[i] != 0 ? a[i] : b[i] }
     }
@@ -134,6 +148,22 @@ enum VectorFunctions {
 
     enum Sigmoid: VectorFunction {
         @inline(__always) static func apply(_ x: FloatVector) -> FloatVector { VectorMath.sigmoid(x) }
+    }
+
+    /// `max(x, 0)` with NaN kept and -0 made +0, as the scalar semantics say.
+    enum Relu: VectorFunction {
+        @inline(__always) static func apply(_ x: FloatVector) -> FloatVector {
+            let zero = FloatVector(repeating: 0)
+            return x.replacing(with: zero, where: x .<= zero)
+        }
+    }
+
+    /// 1, -1 or x (±0 and NaN kept).
+    enum Sign: VectorFunction {
+        @inline(__always) static func apply(_ x: FloatVector) -> FloatVector {
+            let zero = FloatVector(repeating: 0)
+            return x.replacing(with: FloatVector(repeating: 1), where: x .> zero).replacing(with: FloatVector(repeating: -1), where: x .< zero)
+        }
     }
 
     enum Erf: VectorFunction {

@@ -4,9 +4,10 @@ import CIntrinsics
 ///
 /// The output is cut into blocks of ``blockSize`` elements. For each block, operands are read
 /// straight from memory when row-major, or gathered from their strided view into a block-long
-/// slot. The block is then evaluated strip by strip (``stripSize`` elements): every instruction
-/// runs as a vector loop over the strip, its result in a strip-long slot that stays in L1, and the
-/// last one writes the output. Intermediates never leave the core's caches, and the reads of the
+/// slot. The block is then evaluated strip by strip (``stripSize`` elements): every step (an
+/// instruction, or a multiply and the add it feeds, see ``ElementwiseStep``) runs as a vector loop
+/// over the strip, its result in a strip-long slot that stays in L1, and the last one writes the
+/// output. Intermediates never leave the core's caches, and the reads of the
 /// inputs are spread evenly over the arithmetic instead of coming in bursts that the
 /// arithmetic-only instructions between them cannot hide. Registers hold `Float`; `Bool` values
 /// are 0 or 1. Large outputs are split across threads.
@@ -140,7 +141,7 @@ struct ElementwiseEngine {
     /// One worker's scratch and operand bookkeeping: block-long slots for the operands that are
     /// gathered or constant, strip-long slots for the instructions' results.
     private struct Worker {
-        let instructions: [FusedRegion.Instruction]
+        let steps: [(step: ElementwiseStep, register: Int)]
         let inputCount: Int
         let operands: [OperandSource]
         let scratch: UnsafeMutablePointer<Float>
@@ -152,12 +153,12 @@ struct ElementwiseEngine {
         let stripRegisters: UnsafeMutableBufferPointer<UnsafePointer<Float>>
 
         init(region: FusedRegion, sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)], block: Int, strip: Int) {
-            instructions = region.instructions
+            steps = ElementwiseStep.steps(of: region)
             inputCount = region.inputCount
             inputSlotStride = block + ElementwiseEngine.slotPadding
             let stripSlotStride = strip + ElementwiseEngine.slotPadding
-            let registerCount = inputCount + instructions.count
-            scratch = .allocate(capacity: inputCount * inputSlotStride + instructions.count * stripSlotStride)
+            let registerCount = inputCount + region.instructions.count
+            scratch = .allocate(capacity: inputCount * inputSlotStride + steps.count * stripSlotStride)
             registers = .allocate(capacity: registerCount)
             registers.initialize(repeating: UnsafePointer(scratch))
             stripRegisters = .allocate(capacity: registerCount)
@@ -187,10 +188,10 @@ struct ElementwiseEngine {
             }
             self.operands = operands
             let stripSlots = scratch + inputCount * inputSlotStride
-            for position in instructions.indices {
-                let slot = UnsafePointer(stripSlots + position * stripSlotStride)
-                registers[inputCount + position] = slot
-                stripRegisters[inputCount + position] = slot
+            for (index, step) in steps.enumerated() {
+                let slot = UnsafePointer(stripSlots + index * stripSlotStride)
+                registers[step.register] = slot
+                stripRegisters[step.register] = slot
             }
         }
 
@@ -219,18 +220,17 @@ struct ElementwiseEngine {
             }
         }
 
-        /// Runs every instruction over `count` elements at `offset` in the current block, the
-        /// last one into `output` when given; returns where the result is.
+        /// Runs every step over `count` elements at `offset` in the current block, the last one
+        /// into `output` when given; returns where the result is.
         func evaluate(offset: Int, count: Int, into output: UnsafeMutablePointer<Float>?) -> UnsafePointer<Float> {
             for index in 0..<inputCount { stripRegisters[index] = registers[index] + offset }
-            let last = instructions.count - 1
-            for position in 0...last {
-                let register = inputCount + position
-                let target = position == last ? output ?? UnsafeMutablePointer(mutating: registers[register]) : UnsafeMutablePointer(mutating: registers[register])
-                ElementwiseEngine.apply(instructions[position], stripRegisters, target, count)
+            let last = steps.count - 1
+            for (index, (step, register)) in steps.enumerated() {
+                let target = index == last ? output ?? UnsafeMutablePointer(mutating: registers[register]) : UnsafeMutablePointer(mutating: registers[register])
+                ElementwiseEngine.apply(step, stripRegisters, target, count)
                 stripRegisters[register] = UnsafePointer(target)
             }
-            return stripRegisters[inputCount + last]
+            return stripRegisters[steps[last].register]
         }
 
         @inline(__always)
@@ -239,7 +239,14 @@ struct ElementwiseEngine {
         }
     }
 
-    private static func apply(_ instruction: FusedRegion.Instruction, _ registers: UnsafeMutableBufferPointer<UnsafePointer<Float>>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+    private static func apply(_ step: ElementwiseStep, _ registers: UnsafeMutableBufferPointer<UnsafePointer<Float>>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        let instruction: FusedRegion.Instruction
+        switch step {
+        case .instruction(let single): instruction = single
+        case .multiplyAdd(let a, let b, let c):
+            BlockKernels.multiplyAdd(registers[a], registers[b], registers[c], out, n)
+            return
+        }
         switch instruction {
         case .unary(let op, let a): BlockKernels.unary(op, registers[a], out, n)
         case .binary(let op, let a, let b): BlockKernels.binary(op, registers[a], registers[b], out, n)
