@@ -5,23 +5,28 @@
 /// with a per-process seed, resilient to adversarial keys these are not) was the largest single
 /// cost of planning a small graph from the cache.
 struct NodeMap<Value> {
-    /// 0 marks an empty slot (no node has id 0).
-    private var keys: [UInt64]
-    private var values: [Value?]
+    /// An id and its value; id 0 marks an empty slot (no node has id 0). Keys and values share
+    /// one array: one allocation per map, and an array of this struct rather than of `UInt64`,
+    /// whose prespecialised metadata the runtime looks up in a shared table on every allocation.
+    private struct Slot {
+        var id: UInt64
+        var value: Value?
+    }
+
+    private var slots: [Slot]
     private var shift: UInt64
     /// The number of ids held.
     private(set) var count = 0
 
     /// A map sized for about `capacity` ids without growing.
     init(capacity: Int = 0) {
-        var slots = 8
-        while slots < capacity * 2 { slots *= 2 }
-        keys = Array(repeating: 0, count: slots)
-        values = Array(repeating: nil, count: slots)
-        shift = UInt64(64 - slots.trailingZeroBitCount)
+        var size = 8
+        while size < capacity * 2 { size *= 2 }
+        slots = Array(repeating: Slot(id: 0, value: nil), count: size)
+        shift = UInt64(64 - size.trailingZeroBitCount)
     }
 
-    private var mask: Int { keys.count - 1 }
+    private var mask: Int { slots.count - 1 }
 
     @inline(__always)
     private func home(_ id: UInt64) -> Int { Int(truncatingIfNeeded: (id &* 0x9E37_79B9_7F4A_7C15) >> shift) }
@@ -31,7 +36,7 @@ struct NodeMap<Value> {
     private func slot(of id: UInt64) -> (index: Int, found: Bool) {
         var index = home(id)
         while true {
-            let key = keys[index]
+            let key = slots[index].id
             if key == id { return (index, true) }
             if key == 0 { return (index, false) }
             index = (index + 1) & mask
@@ -42,7 +47,7 @@ struct NodeMap<Value> {
     subscript(id: UInt64) -> Value? {
         get {
             let (index, found) = slot(of: id)
-            return found ? values[index] : nil
+            return found ? slots[index].value : nil
         }
         set {
             if let newValue { insert(newValue, for: id) } else { _ = removeValue(for: id) }
@@ -55,17 +60,33 @@ struct NodeMap<Value> {
         set { insert(newValue, for: id) }
     }
 
+    /// Runs `body` on the value for `id` (inserted as `defaultValue` first when absent) and
+    /// stores the result back: one probe where a read and an assignment take two.
+    @inline(__always)
+    mutating func update<Result>(_ id: UInt64, default defaultValue: @autoclosure () -> Value, _ body: (inout Value) -> Result) -> Result {
+        var (index, found) = slot(of: id)
+        if !found, (count + 1) * 2 > slots.count {
+            grow()
+            index = slot(of: id).index
+        }
+        var value = found ? slots[index].value ?? defaultValue() : defaultValue()
+        let result = body(&value)
+        if !found { count += 1 }
+        slots[index] = Slot(id: id, value: value)
+        return result
+    }
+
     mutating func insert(_ value: Value, for id: UInt64) {
         var (index, found) = slot(of: id)
         if !found {
-            if (count + 1) * 2 > keys.count {
+            if (count + 1) * 2 > slots.count {
                 grow()
                 index = slot(of: id).index
             }
-            keys[index] = id
+            slots[index].id = id
             count += 1
         }
-        values[index] = value
+        slots[index].value = value
     }
 
     /// Removes `id`, returning its value; later ids of its probe run move back into the gap, so
@@ -74,35 +95,30 @@ struct NodeMap<Value> {
     mutating func removeValue(for id: UInt64) -> Value? {
         let (found, present) = slot(of: id)
         guard present else { return nil }
-        let removed = values[found]
+        let removed = slots[found].value
         var gap = found
         var index = (gap + 1) & mask
-        while keys[index] != 0 {
-            let wanted = home(keys[index])
+        while slots[index].id != 0 {
+            let wanted = home(slots[index].id)
             // Move the entry back unless its home lies cyclically in (gap, index].
             let stays = gap < index ? (gap < wanted && wanted <= index) : (gap < wanted || wanted <= index)
             if !stays {
-                keys[gap] = keys[index]
-                values[gap] = values[index]
+                slots[gap] = slots[index]
                 gap = index
             }
             index = (index + 1) & mask
         }
-        keys[gap] = 0
-        values[gap] = nil
+        slots[gap] = Slot(id: 0, value: nil)
         count -= 1
         return removed
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        keys = Array(repeating: 0, count: oldKeys.count * 2)
-        values = Array(repeating: nil, count: oldKeys.count * 2)
+        let old = slots
+        slots = Array(repeating: Slot(id: 0, value: nil), count: old.count * 2)
         shift -= 1
-        for (key, value) in zip(oldKeys, oldValues) where key != 0 {
-            let index = slot(of: key).index
-            keys[index] = key
-            values[index] = value
+        for entry in old where entry.id != 0 {
+            slots[slot(of: entry.id).index] = entry
         }
     }
 }

@@ -17,11 +17,8 @@ struct CandidateLayout: Sendable {
     private let entries: [Entry]
 
     init(_ candidates: [Planner.Candidate], in graph: PendingGraph) {
-        var position = NodeMap<Int>(capacity: graph.sources.count + graph.order.count)
-        for node in graph.sources { position[node.id] = position.count }
-        for node in graph.order { position[node.id] = position.count }
         // Every node of a candidate is a source or a pending node of this graph.
-        let index = { (node: Node) in position[node.id] ?? -1 }
+        let index = { (node: Node) in graph.position(of: node.id) ?? -1 }
         entries = candidates.map { candidate in
             let region: FusedRegion?
             switch candidate.kernel {
@@ -36,16 +33,15 @@ struct CandidateLayout: Sendable {
     /// The candidates for `graph`, which has the key this layout was made for; `nil` if a
     /// position falls outside it (a key collision the equality check should have excluded).
     func candidates(in graph: PendingGraph) -> [Planner.Candidate]? {
-        let nodes = graph.sources + graph.order
-        let valid = nodes.indices
+        let valid = 0..<graph.nodeCount
         var candidates: [Planner.Candidate] = []
         candidates.reserveCapacity(entries.count)
         for entry in entries {
             guard valid.contains(entry.node), entry.operands.allSatisfy(valid.contains), entry.absorbed.allSatisfy(valid.contains) else { return nil }
-            let node = nodes[entry.node]
+            let node = graph.node(at: entry.node)
             candidates.append(Planner.Candidate(
                 node: node, kernel: entry.region.map { .fused($0) } ?? .op(node.op),
-                operands: entry.operands.map { nodes[$0] }, absorbed: entry.absorbed.map { nodes[$0] }))
+                operands: entry.operands.map(graph.node(at:)), absorbed: entry.absorbed.map(graph.node(at:))))
         }
         return candidates
     }

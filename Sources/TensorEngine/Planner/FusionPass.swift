@@ -15,7 +15,7 @@ enum FusionPass {
         var absorbedInto = NodeSet()
         var regions = NodeMap<Planner.Candidate>()
         for root in graph.order.reversed() where root.op.kind.isElementwise && !absorbedInto.contains(root.id) {
-            guard let region = buildRegion(root, uses: graph.uses) else { continue }
+            guard let region = buildRegion(root, in: graph) else { continue }
             for node in region.absorbed { absorbedInto.insert(node.id) }
             regions[root.id] = region
         }
@@ -26,7 +26,7 @@ enum FusionPass {
     }
 
     /// The region rooted at `root`, or `nil` when nothing would be fused.
-    private static func buildRegion(_ root: Node, uses: NodeMap<Int>) -> Planner.Candidate? {
+    private static func buildRegion(_ root: Node, in graph: PendingGraph) -> Planner.Candidate? {
         var operands: [Node] = []
         var absorbed: [Node] = []
         var instructions: [FusedRegion.Instruction] = []
@@ -36,7 +36,7 @@ enum FusionPass {
 
         func fusable(_ node: Node) -> Bool {
             node !== root && node.op.kind.isElementwise && node.storedResult == nil
-                && node.signature.shape == root.signature.shape && uses[node.id] == 1
+                && node.signature.shape == root.signature.shape && graph.uses(of: node.id) == 1
         }
         // Operands first: collect external inputs in a stable order, then emit instructions.
         func collect(_ node: Node) {

@@ -3,50 +3,73 @@ import Synchronization
 /// The structure of a pending graph: ops, shapes, scalar types, wiring and policy. Two graphs with
 /// the same key get the same plan, whatever their data.
 ///
-/// The key hashes its contents once, when made: a cache lookup and the update of the entry's
-/// last use then hash one integer each, not the whole graph again.
-struct PlanKey: Hashable, Sendable {
+/// A lookup does not build a key: it hashes the graph as it stands (``hash(of:targets:policy:)``)
+/// and compares it with the keys of that hash in place (``matches(_:targets:policy:)``), so a
+/// cache hit allocates nothing for the key. A key is built only to store a new plan.
+struct PlanKey: Sendable {
     private let ops: [Op]
     private let signatures: [TensorSignature]
     private let wiring: [Int]
     private let policy: ComputePolicy
-    private let contentHash: Int
-
-    static func == (lhs: PlanKey, rhs: PlanKey) -> Bool {
-        lhs.contentHash == rhs.contentHash && lhs.wiring == rhs.wiring && lhs.ops == rhs.ops
-            && lhs.signatures == rhs.signatures && lhs.policy == rhs.policy
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(contentHash) }
+    /// ``hash(of:targets:policy:)`` of the graph the key was made from.
+    let contentHash: Int
 
     init(graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
-        var position = NodeMap<Int>(capacity: graph.sources.count + graph.order.count)
         var signatures: [TensorSignature] = []
+        signatures.reserveCapacity(graph.nodeCount)
         var wiring: [Int] = []
-        for source in graph.sources {
-            position[source.id] = position.count
-            signatures.append(source.signature)
-        }
+        for source in graph.sources { signatures.append(source.signature) }
         var ops: [Op] = []
         ops.reserveCapacity(graph.order.count)
         for node in graph.order {
-            position[node.id] = position.count
             ops.append(node.op)
             signatures.append(node.signature)
-            for input in node.inputs { wiring.append(position[input.id] ?? -1) }
+            for input in node.inputs { wiring.append(graph.position(of: input.id) ?? -1) }
             wiring.append(-2)
         }
-        for target in targets { wiring.append(position[target.id] ?? -1) }
+        for target in targets { wiring.append(graph.position(of: target.id) ?? -1) }
         self.ops = ops
         self.signatures = signatures
         self.wiring = wiring
         self.policy = policy
+        contentHash = Self.hash(of: graph, targets: targets, policy: policy)
+    }
+
+    /// The hash of the key `graph` would make, without making it: the same values in the same
+    /// order (inputs by position, -2 closing each node's inputs, then the targets' positions).
+    static func hash(of graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Int {
         var hasher = Hasher()
-        hasher.combine(ops)
-        hasher.combine(signatures)
-        hasher.combine(wiring)
+        for source in graph.sources { hasher.combine(source.signature) }
+        for node in graph.order {
+            hasher.combine(node.op)
+            hasher.combine(node.signature)
+            for input in node.inputs { hasher.combine(graph.position(of: input.id) ?? -1) }
+            hasher.combine(-2)
+        }
+        for target in targets { hasher.combine(graph.position(of: target.id) ?? -1) }
         hasher.combine(policy)
-        contentHash = hasher.finalize()
+        return hasher.finalize()
+    }
+
+    /// Whether `graph` (with `targets` and `policy`) has this key.
+    func matches(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
+        guard policy == self.policy, ops.count == graph.order.count, signatures.count == graph.nodeCount else { return false }
+        for (index, source) in graph.sources.enumerated() where source.signature != signatures[index] { return false }
+        var wire = 0
+        for (index, node) in graph.order.enumerated() {
+            guard node.op == ops[index], node.signature == signatures[graph.sources.count + index] else { return false }
+            for input in node.inputs {
+                guard wire < wiring.count, wiring[wire] == graph.position(of: input.id) ?? -1 else { return false }
+                wire += 1
+            }
+            guard wire < wiring.count, wiring[wire] == -2 else { return false }
+            wire += 1
+        }
+        for target in targets {
+            guard wire < wiring.count, wiring[wire] == graph.position(of: target.id) ?? -1 else { return false }
+            wire += 1
+        }
+        return wire == wiring.count
     }
 }
 
@@ -58,10 +81,26 @@ final class PlanCache: Sendable {
     private let state = Guarded(State())
 
     private struct State {
-        var entries: [PlanKey: (plan: CachedPlan, lastUse: UInt64)] = [:]
+        /// Entries by their key's content hash; a bucket holds more than one only on a collision.
+        var entries: [Int: [Entry]] = [:]
+        var count = 0
         var clock: UInt64 = 0
         var hits = 0
         var misses = 0
+    }
+
+    /// A class, so that a hit updates its last use without writing to the dictionary (a second
+    /// hash and lookup); touched only under the cache's lock.
+    private final class Entry: @unchecked Sendable {
+        let key: PlanKey
+        let plan: CachedPlan
+        var lastUse: UInt64
+
+        init(key: PlanKey, plan: CachedPlan, lastUse: UInt64) {
+            self.key = key
+            self.plan = plan
+            self.lastUse = lastUse
+        }
     }
 
     init(capacity: Int = 128) { self.capacity = capacity }
@@ -72,35 +111,59 @@ final class PlanCache: Sendable {
         let decisions: [Planner.Decision]
     }
 
-    func plan(for key: PlanKey) -> CachedPlan? {
-        state.withLock { state in
+    /// The plan stored for a graph of this structure, if any.
+    func plan(for graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> CachedPlan? {
+        let hash = PlanKey.hash(of: graph, targets: targets, policy: policy)
+        return state.withLock { state in
             state.clock += 1
             let clock = state.clock
-            guard let plan = state.entries[key]?.plan else {
+            guard let entry = state.entries[hash]?.first(where: { $0.key.matches(graph, targets: targets, policy: policy) }) else {
                 state.misses += 1
                 return nil
             }
             state.hits += 1
-            state.entries[key]?.lastUse = clock
-            return plan
+            entry.lastUse = clock
+            return entry.plan
         }
     }
 
-    func store(_ plan: CachedPlan, for key: PlanKey) {
+    /// Stores the plan for a graph of this structure, evicting the least recently used entry
+    /// when the cache is full.
+    func store(_ plan: CachedPlan, for graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
+        let key = PlanKey(graph: graph, targets: targets, policy: policy)
         state.withLock { state in
             state.clock += 1
-            if state.entries.count >= capacity, state.entries[key] == nil,
-                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-                state.entries[oldest] = nil
+            if let index = state.entries[key.contentHash]?.firstIndex(where: { $0.key.matches(graph, targets: targets, policy: policy) }) {
+                state.entries[key.contentHash]?[index] = Entry(key: key, plan: plan, lastUse: state.clock)
+                return
             }
-            state.entries[key] = (plan, state.clock)
+            if state.count >= capacity {
+                var oldest: (hash: Int, index: Int, lastUse: UInt64)?
+                for (hash, bucket) in state.entries {
+                    for (index, entry) in bucket.enumerated() where entry.lastUse < oldest?.lastUse ?? .max {
+                        oldest = (hash, index, entry.lastUse)
+                    }
+                }
+                if let oldest {
+                    state.entries[oldest.hash]?.remove(at: oldest.index)
+                    if state.entries[oldest.hash]?.isEmpty ?? false { state.entries[oldest.hash] = nil }
+                    state.count -= 1
+                }
+            }
+            state.entries[key.contentHash, default: []].append(Entry(key: key, plan: plan, lastUse: state.clock))
+            state.count += 1
         }
     }
 
     /// Entries, hits and misses so far.
     var statistics: (entries: Int, hits: Int, misses: Int) {
-        state.withLock { ($0.entries.count, $0.hits, $0.misses) }
+        state.withLock { ($0.count, $0.hits, $0.misses) }
     }
 
-    func removeAll() { state.withLock { $0.entries.removeAll() } }
+    func removeAll() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.count = 0
+        }
+    }
 }

@@ -45,12 +45,18 @@ package enum PlanQuality {
         let engine = Engine.shared
         let planner = Planner(backends: engine.backends, profiles: engine.profiles, policy: policy)
         let count = max(1, PendingGraph(targets: nodes).order.count)
+        // The best of at least `repeats` runs spread over at least 50 ms: right after a large
+        // product, OpenBLAS's threads keep spinning on the cores for a while, and a few
+        // microseconds of runs all fall inside that window.
         func time(_ body: () throws(TensorError) -> Void) throws(TensorError) -> Double {
             var best = Double.infinity
-            for _ in 0..<repeats {
+            let begin = DispatchTime.now().uptimeNanoseconds
+            var runs = 0
+            while runs < repeats || DispatchTime.now().uptimeNanoseconds - begin < 50_000_000 {
                 let start = DispatchTime.now().uptimeNanoseconds
                 try body()
                 best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
+                runs += 1
             }
             return best / Double(count)
         }

@@ -46,14 +46,13 @@ struct Planner {
     /// structure.
     func plan(targets: [Node], cache: PlanCache? = nil) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
-        let key = cache.map { _ in PlanKey(graph: graph, targets: targets, policy: policy) }
-        if let cache, let key, let cached = cache.plan(for: key), let candidates = cached.layout.candidates(in: graph),
+        if let cache, let cached = cache.plan(for: graph, targets: targets, policy: policy), let candidates = cached.layout.candidates(in: graph),
            cached.decisions.count == candidates.count {
             return (assemble(graph, candidates, cached.decisions, targets: targets), true)
         }
         let candidates = FusionPass.candidates(for: graph)
         let decisions = try place(candidates, sources: graph.sources, targets: targets)
-        if let cache, let key { cache.store(PlanCache.CachedPlan(layout: CandidateLayout(candidates, in: graph), decisions: decisions), for: key) }
+        cache?.store(PlanCache.CachedPlan(layout: CandidateLayout(candidates, in: graph), decisions: decisions), for: graph, targets: targets, policy: policy)
         return (assemble(graph, candidates, decisions, targets: targets), false)
     }
 
@@ -143,18 +142,20 @@ struct Planner {
 
     /// Builds the plan's steps from decisions, inserting a copy wherever an operand lives elsewhere.
     func assemble(_ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]) -> Plan {
-        var location = NodeMap<MemorySpace>(capacity: graph.sources.count + candidates.count)
-        for source in graph.sources { location[source.id] = .host }
+        // Where each value lives so far, by position: sources on the host.
+        var location = [MemorySpace?](repeating: nil, count: graph.nodeCount)
+        for index in graph.sources.indices { location[index] = .host }
         var steps: [PlanStep] = []
         steps.reserveCapacity(candidates.count)
-        for (candidate, decision) in zip(candidates, decisions) {
+        for index in candidates.indices {
+            let (candidate, decision) = (candidates[index], decisions[index])
             let target = backend(decision.backend)
             let copies = candidate.operands.compactMap { operand -> PlannedCopy? in
-                guard let from = location[operand.id], from != target.memorySpace else { return nil }
+                guard let position = graph.position(of: operand.id), let from = location[position], from != target.memorySpace else { return nil }
                 let bytes = operand.signature.byteCount
                 return PlannedCopy(nodeID: operand.id, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: target))
             }
-            location[candidate.node.id] = target.memorySpace
+            if let position = graph.position(of: candidate.node.id) { location[position] = target.memorySpace }
             steps.append(PlanStep(
                 node: candidate.node, kernel: candidate.kernel, operands: candidate.operands, absorbed: candidate.absorbed,
                 backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,

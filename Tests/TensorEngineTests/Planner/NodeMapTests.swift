@@ -1,7 +1,7 @@
 import Testing
 @testable import TensorEngine
 
-/// `NodeMap` against `Dictionary` under random inserts, updates, removals and lookups, with ids
+/// `NodeMap` against `Dictionary` under random inserts, updates (both subscripts and `update`), removals and lookups, with ids
 /// both dense (as nodes get them) and spread out (so probe runs wrap around the table).
 @Suite("NodeMap")
 struct NodeMapTests {
@@ -12,13 +12,21 @@ struct NodeMapTests {
         var reference: [UInt64: Int] = [:]
         for step in 0..<20_000 {
             let id = 1 + (generator.next() % 600) * spacing
-            switch generator.next() % 4 {
+            switch generator.next() % 5 {
             case 0, 1:
                 map[id] = step
                 reference[id] = step
             case 2:
                 let removed = map.removeValue(for: id), expected = reference.removeValue(forKey: id)
                 #expect(removed == expected)
+            case 3:
+                // update: one probe, the value before the change returned.
+                let before = map.update(id, default: -1) { value -> Int in
+                    defer { value = value * 3 + 1 }
+                    return value
+                }
+                #expect(before == reference[id] ?? -1)
+                reference[id] = (reference[id] ?? -1) * 3 + 1
             default:
                 map[id, default: 0] += 1
                 reference[id, default: 0] += 1
