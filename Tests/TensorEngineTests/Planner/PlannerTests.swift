@@ -160,6 +160,30 @@ struct PlannerTests {
         #expect(!evicted, "the least recently used entry went")
     }
 
+    /// A key matches only its own structure: the same ops and shapes wired differently, another
+    /// shape, another target set or another policy is another key (whatever the hashes say).
+    @Test func planKeysCompareStructure() throws {
+        let x = Tensor(randomNormal: [4, 3], seed: 1), y = Tensor(randomNormal: [4, 3], seed: 2)
+        func graph(_ targets: [Tensor]) -> (PendingGraph, [Node]) {
+            let nodes = targets.compactMap(\.node)
+            return (PendingGraph(targets: nodes), nodes)
+        }
+        let (base, baseTargets) = graph([(x * y) + x])
+        let key = PlanKey(graph: base, targets: baseTargets, policy: .all)
+        let (same, sameTargets) = graph([(x * y) + x])
+        #expect(key.matches(same, targets: sameTargets, policy: .all))
+        #expect(key.contentHash == PlanKey.hash(of: same, targets: sameTargets, policy: .all))
+        #expect(!key.matches(same, targets: sameTargets, policy: .cpuOnly))
+        let (rewired, rewiredTargets) = graph([(x * y) + y])
+        #expect(!key.matches(rewired, targets: rewiredTargets, policy: .all))
+        let z = Tensor(randomNormal: [4, 1], seed: 3)
+        let (reshaped, reshapedTargets) = graph([(x * z) + x])
+        #expect(!key.matches(reshaped, targets: reshapedTargets, policy: .all))
+        let product = x * y
+        let (twoTargets, both) = graph([product + x, product])
+        #expect(!key.matches(twoTargets, targets: both, policy: .all))
+    }
+
     /// A plan from the cache rebuilds the fusion pass's grouping from positions: it must be the
     /// plan made from scratch, step for step, on a graph with fused chains, a shared operand, a
     /// matmul and two targets.
