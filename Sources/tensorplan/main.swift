@@ -82,10 +82,11 @@ do {
 func describeProfile(_ profile: DeviceProfile) -> String {
     /// An optional figure in the given unit (`scale`: units per base unit), or "-".
     func figure(_ value: Double?, scale: Double = 1) -> String { value.map { String(format: "%.1f", $0 * scale) } ?? "-" }
-    return String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s, arithmetic %.1f GFLOP/s, launch %.1f µs (reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
+    return String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s (runs %@), arithmetic %.1f GFLOP/s, launch %.1f µs (+%@ per operand, reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
            profile.matmulLargeGFLOPS, profile.matmulSmallGFLOPS, profile.matmulSkinnyGFLOPS, profile.streamGBPerSecond,
            profile.reduceGBPerSecond, figure(profile.lineWiseGBPerSecond), figure(profile.movementGBPerSecond),
-           profile.elementwiseGFLOPS, profile.launchSeconds * 1e6,
+           figure(profile.runMovementGBPerSecond),
+           profile.elementwiseGFLOPS, profile.launchSeconds * 1e6, figure(profile.launchSecondsPerOperand, scale: 1e6),
            figure(profile.reductionLaunchSeconds, scale: 1e6), figure(profile.lineWiseLaunchSeconds, scale: 1e6),
            figure(profile.movementLaunchSeconds, scale: 1e6),
            figure(profile.reductionSecondsPerLine, scale: 1e9), figure(profile.lineWiseSecondsPerLine, scale: 1e9),

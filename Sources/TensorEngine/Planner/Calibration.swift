@@ -21,7 +21,10 @@ package enum Calibration {
     /// run: the plan runs in measure mode and only the kernel steps count (copies of the host
     /// inputs do not). The median, not the best run, because the planner predicts the typical
     /// time on a machine that may be shared, and `tensorplan quality` compares with medians too.
-    static func seconds(_ backend: any Backend, runs: Int, budget: Double = 2, _ build: () -> Tensor) throws(TensorError) -> Double {
+    /// With `afterFirstStep`, the plan's first step does not count: a launch probe reads the
+    /// result of an earlier kernel, as most ops of a model do, rather than a freshly uploaded
+    /// input, whose first use costs a device (PoCL) about as much again.
+    static func seconds(_ backend: any Backend, runs: Int, budget: Double = 2, afterFirstStep: Bool = false, _ build: () -> Tensor) throws(TensorError) -> Double {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.kind))
@@ -30,7 +33,7 @@ package enum Calibration {
             guard let node = target.node else { throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
             let plan = try planner.plan(targets: [node])
             let (_, _, steps) = try Executor(backends: [backend]).run(plan, measure: true)
-            if run > 0 { samples.append(steps.reduce(0, +)) }
+            if run > 0 { samples.append(steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)) }
             if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget, !samples.isEmpty { break }
         }
         samples.sort()
@@ -47,16 +50,30 @@ package enum Calibration {
             _ = node
             return t
         }
-        // Launch latency: a one-element op, dominated by fixed costs.
-        let one = try constant([1], 1)
-        let launch = try seconds(backend, runs: 200, budget: 1) { one + one }
+        // Launch latency: an op on 256 elements (one for the naive loops, whose work would show),
+        // dominated by fixed costs, on the result of an earlier kernel (a softmax, which nothing
+        // fuses with). Not one element everywhere: PoCL takes half as long again over a one-item
+        // range as over a few hundred items.
+        let one = try constant([slow ? 1 : 256], 1)
+        let launch = try seconds(backend, runs: 200, budget: 1, afterFirstStep: true) {
+            let resident = one.softmax()
+            return resident + resident
+        }
+        // The cost of each further operand: a fused region of 17 (one from a kernel, 16 scalars
+        // from the host, as a chain with constants reads them).
+        let manyOperands = try seconds(backend, runs: 50, budget: 1, afterFirstStep: true) {
+            var chain = one.softmax()
+            for step in 0..<16 { chain = chain * (Float(1 + step) / 16) }
+            return chain
+        }
+        let perOperand = max(0, manyOperands - launch) / 16
         // Reductions, line-wise ops and data movement run kernels of their own, with fixed costs
         // of their own (a two-stage device reduction is more than one launch): one-row probes.
         let tinyRow = try constant([1, 8], 11)
-        let reductionLaunch = try seconds(backend, runs: 100, budget: 1) { tinyRow.sum(alongAxes: 1) }
-        let lineWiseLaunch = try seconds(backend, runs: 100, budget: 1) { tinyRow.softmax() }
+        let reductionLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinyRow.softmax().sum(alongAxes: 1) }
+        let lineWiseLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinyRow.softmax().softmax() }
         let tinySquare = try constant([4, 4], 12)
-        let movementLaunch = try seconds(backend, runs: 100, budget: 1) { tinySquare.transposed().reshaped(to: [16]) }
+        let movementLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinySquare.softmax().transposed().reshaped(to: [16]) }
 
         let large = slow ? 96 : 512
         let a = try constant([large, large], 2)
@@ -99,6 +116,11 @@ package enum Calibration {
             short: (shortLineWiseTime - lineWiseLaunch, Double(shortRows), Double(2 * shortRows * 8 * 4)))
         let movementTime = try seconds(backend, runs: 10) { r.transposed().reshaped(to: [rows * 1024]) }
         let movement = Double(2 * rows * 1024 * 4) / max(movementTime - movementLaunch, 1e-9) / 1e9
+        // The same bytes moved in runs of 64 floats, as attention's head split and merge do: a
+        // host copy streams them, a device kernel that indexes each element may not.
+        let heads = try constant([rows, 16, 64], 16)
+        let runMovementTime = try seconds(backend, runs: 10) { heads.transposed(permutation: [1, 0, 2]).reshaped(to: [rows * 1024]) }
+        let runMovement = Double(2 * rows * 1024 * 4) / max(runMovementTime - movementLaunch, 1e-9) / 1e9
 
         // Arithmetic: a fused chain of the kind models run (tanh for the transcendental, products
         // and sums), on 1M floats so that it measures the kernel rather than memory. A lone exp
@@ -135,8 +157,10 @@ package enum Calibration {
         profile.reduceGBPerSecond = reduce
         profile.elementwiseGFLOPS = arithmetic
         profile.launchSeconds = launch
+        profile.launchSecondsPerOperand = perOperand
         profile.lineWiseGBPerSecond = lineWise
         profile.movementGBPerSecond = movement
+        profile.runMovementGBPerSecond = runMovement
         profile.reductionLaunchSeconds = reductionLaunch
         profile.lineWiseLaunchSeconds = lineWiseLaunch
         profile.movementLaunchSeconds = movementLaunch

@@ -29,6 +29,12 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// Achieved GB/s for data movement (copies of strided views, transposes, gathers,
     /// concatenation); `nil`: as streams.
     public var movementGBPerSecond: Double? = nil
+    /// Achieved GB/s for data movement in runs of at least a cache line on both sides (a permute
+    /// that keeps the last axis, a gather of rows); `nil`: as ``movementGBPerSecond``.
+    public var runMovementGBPerSecond: Double? = nil
+    /// Seconds an elementwise launch costs per operand beyond the first (a device binds each
+    /// buffer it reads; a fused region of many operands pays it many times); `nil`: nothing.
+    public var launchSecondsPerOperand: Double? = nil
     /// Fixed cost of one reduction, in seconds (a two-stage device reduction is two launches and
     /// more); `nil`: ``launchSeconds``.
     public var reductionLaunchSeconds: Double? = nil
@@ -44,7 +50,11 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
 
     /// Seconds the op takes on this device by a roofline estimate: compute and memory time
     /// overlapped, plus launch latency and, for line-wise ops and reductions, a cost per line.
-    func seconds(for cost: Cost, category: OpKind.Category, matmulShape: (m: Int, n: Int, k: Int)? = nil) -> Double {
+    /// `movesRuns`: a data-movement op whose reads and writes come in runs of at least a cache
+    /// line (see `Planner.movesRuns(_:op:)`).
+    /// `operands`: distinct operands an elementwise kernel reads (see ``launchSecondsPerOperand``).
+    func seconds(for cost: Cost, category: OpKind.Category, matmulShape: (m: Int, n: Int, k: Int)? = nil, movesRuns: Bool = false,
+                 operands: Int = 1) -> Double {
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return 0 }
         let gflops: Double
         let bandwidth: Double
@@ -69,12 +79,12 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
             perLine = lineWiseSecondsPerLine ?? 0
         case .dataMovement:
             gflops = elementwiseGFLOPS
-            bandwidth = movementGBPerSecond ?? streamGBPerSecond
+            bandwidth = (movesRuns ? runMovementGBPerSecond : nil) ?? movementGBPerSecond ?? streamGBPerSecond
             launch = movementLaunchSeconds ?? launchSeconds
         case .elementwise, .source, .view:
             gflops = elementwiseGFLOPS
             bandwidth = streamGBPerSecond
-            launch = launchSeconds
+            launch = launchSeconds + Double(Swift.max(0, operands - 1)) * (launchSecondsPerOperand ?? 0)
         }
         let compute = cost.flops / (gflops * 1e9)
         let memory = cost.bytesMoved / (bandwidth * 1e9)

@@ -4,10 +4,18 @@ import Foundation
 /// shape into regions evaluated in one pass over memory.
 ///
 /// A node joins its consumer's region when it is elementwise, has the region's shape, is read by
-/// nothing else and is not itself asked for. Views (broadcasts of scalars, transposes) stay outside
-/// as strided operands. Setting `TENSORENGINE_FUSION=0` turns the pass off.
+/// nothing else, is not itself asked for, and the region keeps at most ``maximumOperands``
+/// operands. Views (broadcasts of scalars, transposes) stay outside as strided operands. Setting
+/// `TENSORENGINE_FUSION=0` turns the pass off.
 enum FusionPass {
     static let enabled = ProcessInfo.processInfo.environment["TENSORENGINE_FUSION"] != "0"
+
+    /// The most operands a region reads. A device kernel takes each operand as arguments (a
+    /// buffer, an offset, strides for a strided one), which devices bound
+    /// (`CL_DEVICE_MAX_PARAMETER_SIZE` is at least 1 KiB, 4 KiB on common GPUs), and PoCL's
+    /// launch cost grows faster than linearly in them (0.6 ms for 100 buffers, 47 ms for 1000).
+    /// A longer chain becomes several regions, each its own pass.
+    static let maximumOperands = 32
 
     static func candidates(for graph: PendingGraph) -> [Planner.Candidate] {
         let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: node.inputs, absorbed: []) }
@@ -39,9 +47,17 @@ enum FusionPass {
                 && node.signature.shape == root.signature.shape && graph.uses(of: node.id) == 1
         }
         // Operands first: collect external inputs in a stable order, then emit instructions.
+        // `reserved` counts inputs not yet looked at, each of which may become an operand: a node
+        // is absorbed only when its own inputs fit beside them, so operands never exceed the cap.
+        var reserved = 0
         func collect(_ node: Node) {
+            reserved += node.inputs.count
             for input in node.inputs {
-                if fusable(input) { collect(input) } else if operandRegister[input.id] == nil {
+                reserved -= 1
+                if fusable(input), operandRegister[input.id] == nil,
+                   operands.count + reserved + input.inputs.count <= maximumOperands {
+                    collect(input)
+                } else if operandRegister[input.id] == nil {
                     operandRegister[input.id] = operands.count
                     operands.append(input)
                 }
@@ -50,7 +66,8 @@ enum FusionPass {
         collect(root)
         func emit(_ node: Node) -> Int {
             if let register = registerOf[node.id] { return register }
-            if node !== root && !fusable(node), let register = operandRegister[node.id] { return register }
+            // An operand: a node outside the region, or a fusable one left out by the cap.
+            if node !== root, let register = operandRegister[node.id] { return register }
             let arguments = node.inputs.map(emit)
             let instruction: FusedRegion.Instruction
             switch node.op {

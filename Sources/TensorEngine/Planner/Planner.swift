@@ -186,9 +186,10 @@ struct Planner {
             let shape = candidate.node.signature.shape
             let matmulShape: (m: Int, n: Int, k: Int)? = op == .matmul && shape.count >= 2
                 ? (m: shape[shape.count - 2], n: shape[shape.count - 1], k: candidate.operands[0].signature.shape.last ?? 1) : nil
-            return profile.seconds(for: cost, category: op.kind.category, matmulShape: matmulShape)
+            return profile.seconds(for: cost, category: op.kind.category, matmulShape: matmulShape, movesRuns: Self.movesRuns(candidate, op: op),
+                                   operands: candidate.operands.count)
         case .fused:
-            return profile.seconds(for: cost, category: .elementwise)
+            return profile.seconds(for: cost, category: .elementwise, operands: candidate.operands.count)
         }
     }
 

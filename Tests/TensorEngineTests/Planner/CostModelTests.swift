@@ -31,6 +31,48 @@ struct CostModelTests {
         #expect(cost.bytesWritten == Double(3 * 384 * 4))
     }
 
+    /// Copies that read and write whole cache lines (a head split keeps its last axis, a gather
+    /// takes whole rows) move at the run rate; a transpose's single elements do not.
+    @Test func movementInRunsIsToldApartFromTransposes() throws {
+        func candidate(_ tensor: Tensor) throws -> Planner.Candidate {
+            let plan = try PlannerTests.planner(policy: .only(.openblas)).plan(targets: [tensor].compactMap(\.node))
+            return try #require(plan.steps.last { if case .op(let op) = $0.kernel { op.kind.category == .dataMovement } else { false } }
+                .map { Planner.Candidate(node: $0.node, kernel: $0.kernel, operands: $0.operands, absorbed: $0.absorbed) })
+        }
+        func runs(_ tensor: Tensor) throws -> Bool {
+            let step = try candidate(tensor)
+            guard case .op(let op) = step.kernel else { return false }
+            return Planner.movesRuns(step, op: op)
+        }
+        let heads = Tensor(randomNormal: [8, 12, 32], seed: 1)
+        #expect(try runs(heads.transposed(permutation: [1, 0, 2]).reshaped(to: [12 * 8 * 32])))
+        let matrix = Tensor(randomNormal: [64, 48], seed: 2)
+        #expect(try !runs(matrix.transposed().reshaped(to: [64 * 48])))
+        // Runs of 8 floats (32 bytes) are under a line.
+        let narrow = Tensor(randomNormal: [8, 12, 8], seed: 3)
+        #expect(try !runs(narrow.transposed(permutation: [1, 0, 2]).reshaped(to: [12 * 8 * 8])))
+        let table = Tensor(randomNormal: [100, 64], seed: 4)
+        #expect(try runs(table.gathering(atIndices: Tensor([Int32(3), 7, 9]), alongAxis: 0)))
+        // The run rate applies only where a profile has one.
+        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 10, launch: 0, link: nil)
+        profile.movementGBPerSecond = 1
+        let cost = Cost(bytesRead: 1e9, bytesWritten: 0, launches: 1)
+        #expect(profile.seconds(for: cost, category: .dataMovement, movesRuns: true) == 1)
+        profile.runMovementGBPerSecond = 4
+        #expect(profile.seconds(for: cost, category: .dataMovement, movesRuns: true) == 0.25)
+        #expect(profile.seconds(for: cost, category: .dataMovement, movesRuns: false) == 1)
+    }
+
+    /// Each operand of an elementwise launch beyond the first adds the profile's cost per operand.
+    @Test func elementwiseLaunchesPayPerOperand() {
+        var profile = PlannerTests.profile(.opencl, gflops: 1e9, bandwidth: 1e9, launch: 1e-5, link: nil)
+        let cost = Cost(bytesRead: 0, bytesWritten: 0, launches: 1)
+        #expect(profile.seconds(for: cost, category: .elementwise, operands: 32) == 1e-5)
+        profile.launchSecondsPerOperand = 2e-6
+        #expect(abs(profile.seconds(for: cost, category: .elementwise, operands: 32) - (1e-5 + 31 * 2e-6)) < 1e-12)
+        #expect(profile.seconds(for: cost, category: .elementwise, operands: 1) == 1e-5)
+    }
+
     @Test func perLineCostsAddToLineWiseAndReductionEstimates() {
         var profile = PlannerTests.profile(.opencl, gflops: 1000, bandwidth: 1, launch: 1e-5, link: nil)
         profile.lineWiseSecondsPerLine = 1e-6

@@ -184,6 +184,25 @@ struct PlannerTests {
         #expect(!key.matches(twoTargets, targets: both, policy: .all))
     }
 
+    /// A chain reading more operands than a region may take becomes several regions, each within
+    /// the cap, which together compute what the unfused ops do.
+    @Test func longChainsSplitAtTheOperandCap() async throws {
+        let x = Tensor(randomNormal: [5, 7], seed: 4)
+        func chain() -> Tensor {
+            var t = x
+            for step in 0..<150 { t = step % 2 == 0 ? t * Float(1 + Double(step) * 1e-4) : t + Float(step) * 1e-3 }
+            return t
+        }
+        let plan = try Self.planner().plan(targets: [chain()].compactMap(\.node))
+        let regions = plan.steps.filter { if case .fused = $0.kernel { true } else { false } }
+        #expect(regions.count >= 150 / FusionPass.maximumOperands)
+        #expect(regions.allSatisfy { $0.operands.count <= FusionPass.maximumOperands })
+        #expect(plan.steps.reduce(0) { $0 + $1.absorbed.count + 1 } >= 150, "every op is in a step")
+        let want = try await withComputePolicy(.only(.naive)) { try await chain().shapedArray(of: Float.self).scalars }
+        let got = try await withComputePolicy(.only(.openblas)) { try await chain().shapedArray(of: Float.self).scalars }
+        #expect(got == want)
+    }
+
     /// A plan from the cache rebuilds the fusion pass's grouping from positions: it must be the
     /// plan made from scratch, step for step, on a graph with fused chains, a shared operand, a
     /// matmul and two targets.
