@@ -15,43 +15,27 @@ struct PlanKey: Sendable {
     let contentHash: Int
 
     init(graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
-        var signatures: [TensorSignature] = []
-        signatures.reserveCapacity(graph.nodeCount)
-        var wiring: [Int] = []
-        for source in graph.sources { signatures.append(source.signature) }
-        var ops: [Op] = []
-        ops.reserveCapacity(graph.order.count)
-        for node in graph.order {
-            ops.append(node.op)
-            signatures.append(node.signature)
-            for input in node.inputs { wiring.append(graph.position(of: input.id) ?? -1) }
-            wiring.append(-2)
-        }
-        for target in targets { wiring.append(graph.position(of: target.id) ?? -1) }
-        self.ops = ops
-        self.signatures = signatures
-        self.wiring = wiring
+        var builder = Builder()
+        builder.signatures.reserveCapacity(graph.nodeCount)
+        builder.ops.reserveCapacity(graph.order.count)
+        Self.walk(graph, targets: targets, &builder)
+        ops = builder.ops
+        signatures = builder.signatures
+        wiring = builder.wiring
         self.policy = policy
         contentHash = Self.hash(of: graph, targets: targets, policy: policy)
     }
 
-    /// The hash of the key `graph` would make, without making it: the same values in the same
-    /// order (inputs by position, -2 closing each node's inputs, then the targets' positions).
+    /// The hash of the key `graph` would make, without making it.
     static func hash(of graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Int {
-        var hasher = Hasher()
-        for source in graph.sources { hasher.combine(source.signature) }
-        for node in graph.order {
-            hasher.combine(node.op)
-            hasher.combine(node.signature)
-            for input in node.inputs { hasher.combine(graph.position(of: input.id) ?? -1) }
-            hasher.combine(-2)
-        }
-        for target in targets { hasher.combine(graph.position(of: target.id) ?? -1) }
-        hasher.combine(policy)
-        return hasher.finalize()
+        var hashing = Hashing()
+        walk(graph, targets: targets, &hashing)
+        hashing.hasher.combine(policy)
+        return hashing.hasher.finalize()
     }
 
-    /// Whether `graph` (with `targets` and `policy`) has this key.
+    /// Whether `graph` (with `targets` and `policy`) has this key: the walk of
+    /// ``walk(_:targets:_:)`` written out, to stop at the first difference.
     func matches(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
         guard policy == self.policy, ops.count == graph.order.count, signatures.count == graph.nodeCount else { return false }
         for (index, source) in graph.sources.enumerated() where source.signature != signatures[index] { return false }
@@ -70,6 +54,43 @@ struct PlanKey: Sendable {
             wire += 1
         }
         return wire == wiring.count
+    }
+
+    /// What a key is made of, in the order ``walk(_:targets:_:)`` visits it.
+    private protocol Visitor {
+        mutating func signature(_ signature: TensorSignature)
+        mutating func op(_ op: Op)
+        mutating func wire(_ position: Int)
+    }
+
+    /// The one walk that making and hashing a key share (``matches(_:targets:policy:)`` follows
+    /// it): the sources' signatures; each pending node's op, signature and inputs by position, -2
+    /// closing its inputs; then the targets' positions.
+    private static func walk<V: Visitor>(_ graph: PendingGraph, targets: [Node], _ visitor: inout V) {
+        for source in graph.sources { visitor.signature(source.signature) }
+        for node in graph.order {
+            visitor.op(node.op)
+            visitor.signature(node.signature)
+            for input in node.inputs { visitor.wire(graph.position(of: input.id) ?? -1) }
+            visitor.wire(-2)
+        }
+        for target in targets { visitor.wire(graph.position(of: target.id) ?? -1) }
+    }
+
+    private struct Builder: Visitor {
+        var ops: [Op] = []
+        var signatures: [TensorSignature] = []
+        var wiring: [Int] = []
+        mutating func signature(_ signature: TensorSignature) { signatures.append(signature) }
+        mutating func op(_ op: Op) { ops.append(op) }
+        mutating func wire(_ position: Int) { wiring.append(position) }
+    }
+
+    private struct Hashing: Visitor {
+        var hasher = Hasher()
+        mutating func signature(_ signature: TensorSignature) { hasher.combine(signature) }
+        mutating func op(_ op: Op) { hasher.combine(op) }
+        mutating func wire(_ position: Int) { hasher.combine(position) }
     }
 }
 
