@@ -75,7 +75,10 @@ extension ShapedArray {
             throw FileFormatError(.unsupportedDType, format: "npy", message: "the file holds \(header.scalarType), not \(Scalar.scalarType)")
         }
         let count = data.count / Swift.max(Scalar.scalarType.byteCount, 1)
-        let scalars = [Scalar](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // An empty file gets a plain empty array: `init(unsafeUninitializedCapacity:)` of 0 writes
+        // the count into the standard library's shared empty storage, a race under concurrency
+        // (ThreadSanitizer reports it when two tasks do so at once).
+        let scalars = count == 0 ? [] : [Scalar](unsafeUninitializedCapacity: count) { buffer, initialized in
             if let source = data.baseAddress, let target = buffer.baseAddress {
                 UnsafeMutableRawPointer(target).copyMemory(from: source, byteCount: data.count)
             }
