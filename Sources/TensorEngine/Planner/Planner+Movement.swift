@@ -12,7 +12,7 @@ extension Planner {
         let elementBytes = candidate.node.signature.scalarType.byteCount
         let run: Int? = switch op {
         case .contiguous:
-            candidate.operands.first.flatMap { layout(of: $0) }.map(innermostRun)
+            candidate.operands.first.flatMap { layout(of: $0) }.map(\.contiguousSuffix.elements)
         case .gather(let axis):
             candidate.operands.first.map { $0.signature.shape.dropFirst(axis + 1).reduce(1, *) }
         case .concat(let axis):
@@ -38,29 +38,9 @@ extension Planner {
         }
         var layout = base.storedResult?.layout ?? Layout(contiguous: base.signature.shape)
         for view in views.reversed() {
-            switch view {
-            case .reshape(let shape):
-                guard let reshaped = layout.reshaped(shape) else { return nil }
-                layout = reshaped
-            case .permute(let permutation): layout = layout.permuted(permutation)
-            case .broadcast(let shape): layout = layout.broadcast(to: shape)
-            case .slice(let dimensions): layout = layout.sliced(dimensions)
-            case .constant, .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul,
-                .softmax, .logSoftmax, .layerNorm, .contiguous, .pad, .concat, .gather:
-                return nil
-            }
+            guard let viewed = layout.viewed(by: view) else { return nil }
+            layout = viewed
         }
         return layout
-    }
-
-    /// Elements in the innermost run of consecutive memory of a layout (1 when the last axis is
-    /// strided).
-    static func innermostRun(_ layout: Layout) -> Int {
-        var run = 1
-        for axis in layout.shape.indices.reversed() where layout.shape[axis] != 1 {
-            guard layout.strides[axis] == run else { break }
-            run *= layout.shape[axis]
-        }
-        return run
     }
 }

@@ -72,15 +72,7 @@ protocol Backend: AnyObject, Sendable {
 extension Backend {
     /// View ops re-describe the operand's memory; every backend shares this implementation.
     func view(_ op: Op, of input: Value, output: TensorSignature) -> Value? {
-        switch op {
-        case .reshape(let shape): input.layout.reshaped(shape).map(input.with)
-        case .permute(let permutation): input.with(input.layout.permuted(permutation))
-        case .broadcast(let shape): input.with(input.layout.broadcast(to: shape))
-        case .slice(let dimensions): input.with(input.layout.sliced(dimensions))
-        case .constant, .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul,
-            .softmax, .logSoftmax, .layerNorm, .contiguous, .pad, .concat, .gather:
-            nil
-        }
+        input.layout.viewed(by: op).map(input.with)
     }
 }
 

@@ -35,6 +35,33 @@ struct Layout: Sendable, Hashable {
         return true
     }
 
+    /// The layout a view op gives this one: the shared meaning of reshape, permute, broadcast and
+    /// slice for every backend and for the planner's costing. `nil` for a reshape that needs a
+    /// copy, and for ops that are not views.
+    func viewed(by op: Op) -> Layout? {
+        switch op {
+        case .reshape(let shape): reshaped(shape)
+        case .permute(let permutation): permuted(permutation)
+        case .broadcast(let shape): broadcast(to: shape)
+        case .slice(let dimensions): sliced(dimensions)
+        case .constant, .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul,
+            .softmax, .logSoftmax, .layerNorm, .contiguous, .pad, .concat, .gather:
+            nil
+        }
+    }
+
+    /// The trailing axes that are row-major contiguous (size-1 axes included): how many elements
+    /// they hold, and the last axis before them (-1 when every axis is).
+    var contiguousSuffix: (elements: Int, axisBefore: Int) {
+        var elements = 1
+        var axis = rank - 1
+        while axis >= 0, shape[axis] == 1 || strides[axis] == elements {
+            elements *= shape[axis]
+            axis -= 1
+        }
+        return (elements, axis)
+    }
+
     /// The same memory seen with reordered axes.
     func permuted(_ permutation: [Int]) -> Layout {
         Layout(shape: permutation.map { shape[$0] }, strides: permutation.map { strides[$0] }, offset: offset)

@@ -75,12 +75,13 @@ struct ElementwiseEngine {
         let block = max(1, min(Self.blockSize, count))
         let strip = min(Self.stripSize, block)
         let floatOutput = region.outputType == .float32
+        let steps = ElementwiseStep.steps(of: region)
         let streaming = floatOutput && count >= Self.streamingOutputElements && Int(bitPattern: output) % 32 == 0
         // More pieces than workers, taken in turn by whichever worker is free: a core the machine
         // lends elsewhere for a while then delays only its current piece, not half the output.
         let pieces = workers == 1 ? 1 : Swift.max(workers, Swift.min(workers * Self.piecesPerWorker, count / Self.minimumPieceElements))
         Parallel.forEachRange(count, parts: pieces, alignment: Self.blockSize) { range in
-            let worker = Worker(region: region, sources: sources, block: block, strip: strip)
+            let worker = Worker(region: region, steps: steps, sources: sources, block: block, strip: strip)
             defer { worker.deallocate() }
             var start = range.lowerBound
             while start < range.upperBound {
@@ -125,12 +126,8 @@ struct ElementwiseEngine {
     /// contiguous and every axis before them has stride 0 (or length 1). Element `i` of such a
     /// layout, in row-major order, is element `i % period` of the run at its offset.
     static func period(of layout: Layout) -> Int? {
-        var period = 1
-        var axis = layout.rank - 1
-        while axis >= 0, layout.shape[axis] == 1 || layout.strides[axis] == period {
-            period *= layout.shape[axis]
-            axis -= 1
-        }
+        let (period, before) = layout.contiguousSuffix
+        var axis = before
         while axis >= 0 {
             guard layout.strides[axis] == 0 || layout.shape[axis] == 1 else { return nil }
             axis -= 1
@@ -152,8 +149,9 @@ struct ElementwiseEngine {
         /// The registers as one strip's instructions read them.
         let stripRegisters: UnsafeMutableBufferPointer<UnsafePointer<Float>>
 
-        init(region: FusedRegion, sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)], block: Int, strip: Int) {
-            steps = ElementwiseStep.steps(of: region)
+        init(region: FusedRegion, steps: [(step: ElementwiseStep, register: Int)],
+             sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)], block: Int, strip: Int) {
+            self.steps = steps
             inputCount = region.inputCount
             inputSlotStride = block + ElementwiseEngine.slotPadding
             let stripSlotStride = strip + ElementwiseEngine.slotPadding
