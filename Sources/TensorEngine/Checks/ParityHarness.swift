@@ -60,7 +60,7 @@ package enum ParityHarness {
             let used = backends ?? Engine.shared.backends
             let plan = try Planner(backends: used, profiles: Engine.shared.profiles, policy: policy).plan(targets: [candidateNode])
             kernels = plan.steps.map { step in
-                switch step.kernel {
+                switch plan.kernel(of: step) {
                 case .op(let op): "\(op.name)@\(step.backend)"
                 case .fused(let region): "fused(\(region.name))@\(step.backend)"
                 }

@@ -103,9 +103,9 @@ public struct ComputePlan: Sendable {
         self.policy = plan.policy
         self.calibrated = plan.calibrated
         self.cached = cached
-        var names: [UInt64: String] = [:]
-        for (index, source) in plan.sources.enumerated() { names[source.id] = "input\(index)" }
-        for (index, step) in plan.steps.enumerated() { names[step.node.id] = "%\(index)" }
+        var names = [String](repeating: "?", count: plan.nodes.count)
+        for (index, position) in plan.sourcePositions.enumerated() { names[position] = "input\(index)" }
+        for (index, step) in plan.steps.enumerated() { names[step.output] = "%\(index)" }
         let copySeconds = plan.steps.reduce(0.0) { $0 + $1.copies.reduce(0) { $0 + $1.estimatedSeconds } }
         let total = plan.steps.reduce(0.0) { $0 + $1.estimatedSeconds } + copySeconds
         self.totalEstimatedSeconds = total
@@ -114,38 +114,39 @@ public struct ComputePlan: Sendable {
         self.estimatedPeakBytes = Self.peakBytes(plan)
         self.operations = plan.steps.enumerated().map { index, step in
             let seconds = step.estimatedSeconds + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
-            let (name, fused): (String, [String]) = switch step.kernel {
+            let node = plan.node(of: step)
+            let (name, fused): (String, [String]) = switch plan.kernel(of: step) {
             case .op(let op): (op.name, [])
             case .fused(let region): ("fused(\(region.name))", region.name.split(separator: "+").map(String.init))
             }
             return Operation(
-                index: index, op: name, fusedOps: fused, shape: step.node.signature.shape, scalarType: step.node.signature.scalarType,
-                inputs: step.operands.map { names[$0.id] ?? "?" },
+                index: index, op: name, fusedOps: fused, shape: node.signature.shape, scalarType: node.signature.scalarType,
+                inputs: step.operands.map { names[$0] },
                 deviceUsage: DeviceUsage(preferred: step.backend, supported: step.supported),
                 estimatedCost: EstimatedCost(seconds: step.estimatedSeconds, weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
                 cost: step.cost, reason: step.reason.description,
-                copies: step.copies.map { Copy(value: names[$0.nodeID] ?? "?", from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
+                copies: step.copies.map { Copy(value: names[$0.value], from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
                 measuredSeconds: nil)
         }
     }
 
     /// The peak of live intermediate bytes when each value is released after its last reader.
     private static func peakBytes(_ plan: Plan) -> Int {
-        var remaining: [UInt64: Int] = [:]
-        for step in plan.steps { for operand in step.operands { remaining[operand.id, default: 0] += 1 } }
-        for target in plan.targets { remaining[target.id, default: 0] += 1 }
+        var remaining = [Int](repeating: 0, count: plan.nodes.count)
+        for step in plan.steps { for operand in step.operands { remaining[operand] += 1 } }
+        for position in plan.template.targets { remaining[position] += 1 }
         var live = 0
         var peak = 0
-        var sizes: [UInt64: Int] = [:]
+        var sizes = [Int](repeating: 0, count: plan.nodes.count)
         for step in plan.steps {
-            let isView = if case .op(let op) = step.kernel { op.kind.isView } else { false }
-            let bytes = isView ? 0 : step.node.signature.byteCount
-            sizes[step.node.id] = bytes
+            let isView = if case .op(let op) = plan.kernel(of: step) { op.kind.isView } else { false }
+            let bytes = isView ? 0 : plan.node(of: step).signature.byteCount
+            sizes[step.output] = bytes
             live += bytes
             peak = max(peak, live)
             for operand in step.operands {
-                remaining[operand.id, default: 1] -= 1
-                if remaining[operand.id] == 0 { live -= sizes[operand.id] ?? 0 }
+                remaining[operand] -= 1
+                if remaining[operand] == 0 { live -= sizes[operand] }
             }
         }
         return peak

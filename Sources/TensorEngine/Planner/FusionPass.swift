@@ -19,15 +19,16 @@ enum FusionPass {
 
     static func candidates(for graph: PendingGraph) -> [Planner.Candidate] {
         let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: node.inputs, absorbed: []) }
-        guard enabled else { return graph.order.map(plain) }
+        let pending = graph.pending
+        guard enabled else { return pending.map(plain) }
         var absorbedInto = NodeSet()
         var regions = NodeMap<Planner.Candidate>()
-        for root in graph.order.reversed() where root.op.kind.isElementwise && !absorbedInto.contains(root.id) {
+        for root in pending.reversed() where root.op.kind.isElementwise && !absorbedInto.contains(root.id) {
             guard let region = buildRegion(root, in: graph) else { continue }
             for node in region.absorbed { absorbedInto.insert(node.id) }
             regions[root.id] = region
         }
-        return graph.order.compactMap { node in
+        return pending.compactMap { node in
             if absorbedInto.contains(node.id) { return nil }
             return regions[node.id] ?? plain(node)
         }
@@ -43,7 +44,7 @@ enum FusionPass {
         var operandRegister = NodeMap<Int>()
 
         func fusable(_ node: Node) -> Bool {
-            node !== root && node.op.kind.isElementwise && node.storedResult == nil
+            node !== root && node.op.kind.isElementwise && !graph.isSource(node)
                 && node.signature.shape == root.signature.shape && graph.uses(of: node.id) == 1
         }
         // Operands first: collect external inputs in a stable order, then emit instructions.

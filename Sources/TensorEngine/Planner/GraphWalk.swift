@@ -1,33 +1,40 @@
 /// The pending part of the graph behind some tensors, in a deterministic topological order.
 ///
-/// Every node reached has a position: sources first, then the pending nodes in order. Plan keys,
-/// cached fusion layouts and plan assembly all number nodes this way, from this one table.
+/// Every node reached has a position in ``nodes``: operands before their users, a node that
+/// already holds a value (a source) where the walk first meets it. Plans, plan keys and the
+/// executor all refer to nodes by these positions, so a cached plan fits any graph of the same
+/// structure as it stands. The walk also hashes that structure (``structureHash``), so a cache
+/// lookup needs no second pass.
 struct PendingGraph {
-    /// Nodes to compute, operands before their users.
-    let order: [Node]
-    /// Nodes that already have values (constants and materialized results).
-    let sources: [Node]
-    /// Per node reached: how many times its value is read (by steps, and once per target) and
-    /// its position.
+    /// Every node reached, by position.
+    let nodes: [Node]
+    /// How many of ``nodes`` already had values when the graph was walked.
+    let sourceCount: Int
+    /// A hash of what ``PlanKey`` holds: per position, the node's signature and, for a pending
+    /// node, its op and its inputs' positions; then the targets' positions.
+    let structureHash: Int
+    /// Per node reached: how many times its value is read (by steps, and once per target), its
+    /// position, and whether it is a source.
     private let slots: NodeMap<Slot>
 
     private struct Slot {
         var uses: Int
+        /// -1 before the walk reaches the node, -2 while its inputs are walked, then its position.
         var position: Int
+        var isSource: Bool
     }
 
     /// Walks back from the targets without recursion (graphs can be deep), stopping at nodes
-    /// that already hold a result.
+    /// that already hold a result. A pending node gets its position once all its inputs have
+    /// theirs, which is when its part of the structure hash is known.
     init(targets: [Node]) {
         // Room for small graphs up front: growing an array from empty reallocates it twice.
-        var order: [Node] = []
-        order.reserveCapacity(8)
-        var sources: [Node] = []
-        sources.reserveCapacity(8)
-        // A node is in `slots` once it is reached; its position is set when it is visited (-1
-        // before), then renumbered sources-first at the end.
+        var nodes: [Node] = []
+        nodes.reserveCapacity(8)
         var slots = NodeMap<Slot>()
-        let fresh = Slot(uses: 0, position: -1)
+        var hasher = Hasher()
+        var sourceCount = 0
+        let fresh = Slot(uses: 0, position: -1, isSource: false)
         for target in targets { slots.update(target.id, default: fresh) { $0.uses += 1 } }
         // Frames are a struct, not a tuple: an array of tuples looks its type up at run time.
         struct Frame {
@@ -40,46 +47,61 @@ struct PendingGraph {
         while let frame = stack.popLast() {
             let node = frame.node
             if frame.expanded {
-                order.append(node)
+                hasher.combine(node.op)
+                hasher.combine(node.signature)
+                for input in node.inputs { hasher.combine(slots[input.id]?.position ?? -1) }
+                hasher.combine(-2)
+                let position = nodes.count
+                slots.update(node.id, default: fresh) { $0.position = position }
+                nodes.append(node)
                 continue
             }
+            let isSource = node.storedResult != nil
             let firstVisit = slots.update(node.id, default: fresh) { slot in
-                guard slot.position < 0 else { return false }
-                slot.position = 0
+                guard slot.position == -1 else { return false }
+                slot.position = isSource ? nodes.count : -2
+                slot.isSource = isSource
                 return true
             }
             guard firstVisit else { continue }
-            if node.storedResult != nil {
-                sources.append(node)
+            if isSource {
+                hasher.combine(-3)
+                hasher.combine(node.signature)
+                nodes.append(node)
+                sourceCount += 1
                 continue
             }
             stack.append(Frame(node: node, expanded: true))
             for input in node.inputs.reversed() {
                 let unvisited = slots.update(input.id, default: fresh) { slot in
                     slot.uses += 1
-                    return slot.position < 0
+                    return slot.position == -1
                 }
                 if unvisited { stack.append(Frame(node: input, expanded: false)) }
             }
         }
-        for (position, node) in sources.enumerated() { slots.update(node.id, default: fresh) { $0.position = position } }
-        for (position, node) in order.enumerated() { slots.update(node.id, default: fresh) { $0.position = sources.count + position } }
-        self.order = order
-        self.sources = sources
+        for target in targets { hasher.combine(slots[target.id]?.position ?? -1) }
+        self.nodes = nodes
+        self.sourceCount = sourceCount
+        self.structureHash = hasher.finalize()
         self.slots = slots
     }
 
     /// How many times the node's value is read in this graph (0 for a node outside it).
     func uses(of id: UInt64) -> Int { slots[id]?.uses ?? 0 }
 
-    /// The node's position (sources first, then `order`), or `nil` for a node outside the graph.
+    /// The node's position in ``nodes``, or `nil` for a node outside the graph.
     func position(of id: UInt64) -> Int? { slots[id]?.position }
 
-    /// Sources and pending nodes together.
-    var nodeCount: Int { sources.count + order.count }
+    /// Whether the node had a value when the graph was walked (`false` outside the graph).
+    func isSource(_ node: Node) -> Bool { slots[node.id]?.isSource ?? false }
 
-    /// The node at a position in `0..<nodeCount`.
-    func node(at position: Int) -> Node {
-        position < sources.count ? sources[position] : order[position - sources.count]
-    }
+    /// The nodes to compute, operands before their users.
+    var pending: [Node] { nodes.filter { !isSource($0) } }
+
+    /// The nodes that already have values (constants and materialized results), in order.
+    var sources: [Node] { nodes.filter(isSource) }
+
+    /// How many nodes there are to compute.
+    var pendingCount: Int { nodes.count - sourceCount }
 }

@@ -29,12 +29,12 @@ public enum MemoryLimit {
         guard let limit = current else { return }
         let peak = ComputePlan(plan, cached: false).estimatedPeakBytes
         guard peak > limit else { return }
-        let largest = plan.steps.max { $0.node.signature.byteCount < $1.node.signature.byteCount }
-        let name = largest.map { "\($0.node.op.name) \(describe($0.node.signature.shape)) \($0.node.signature.scalarType) (\($0.node.signature.byteCount) bytes)" } ?? "none"
+        let largest = plan.steps.map(plan.node(of:)).max { $0.signature.byteCount < $1.signature.byteCount }
+        let name = largest.map { "\($0.op.name) \(describe($0.signature.shape)) \($0.signature.scalarType) (\($0.signature.byteCount) bytes)" } ?? "none"
         throw TensorError(
             .memoryLimitExceeded, op: "evaluate", operandShapes: plan.targets.map(\.signature.shape),
             message: "the plan keeps \(peak) bytes of intermediates alive at its peak, over the limit of \(limit); the largest tensor is \(name)",
-            location: largest?.node.location)
+            location: largest?.location)
     }
 }
 

@@ -1,13 +1,20 @@
 /// One step of a plan: a kernel that produces one node's value on one backend.
+///
+/// Nodes are named by their position in the plan's ``Plan/nodes`` (the walk's numbering,
+/// ``PendingGraph``), never held: a step depends only on the graph's structure, so the steps of
+/// a cached plan serve every graph of that structure unchanged.
 struct PlanStep: Sendable {
-    /// The node whose value the step produces.
-    let node: Node
-    /// What runs: the node's op, or a fused region ending at the node.
-    let kernel: Kernel
-    /// The nodes whose values the kernel reads, in order.
-    let operands: [Node]
-    /// The nodes a fused region absorbed (their values are never materialized), in order.
-    let absorbed: [Node]
+    /// The position of the node whose value the step produces.
+    let output: Int
+    /// The fused region ending at the output node, or `nil` when the step runs the node's own op.
+    /// Kept as an optional rather than as a ``Kernel``: cached steps live as long as the process,
+    /// and LeakSanitizer does not see references inside multi-payload enums (their spare bits
+    /// hide the pointer).
+    let region: FusedRegion?
+    /// The positions of the nodes whose values the kernel reads, in order.
+    let operands: [Int]
+    /// The positions of the nodes a fused region absorbed (their values are never materialized).
+    let absorbed: [Int]
     /// Where the step runs.
     let backend: BackendKind
     /// The planner's estimate of the kernel's time, in seconds.
@@ -24,20 +31,56 @@ struct PlanStep: Sendable {
 
 /// A copy of a value between memory spaces that the plan inserts before a step.
 struct PlannedCopy: Sendable, Hashable {
-    let nodeID: UInt64
+    /// The position of the node whose value is copied.
+    let value: Int
     let from: MemorySpace
     let to: MemorySpace
     let bytes: Int
     let estimatedSeconds: Double
 }
 
-/// The plan the executor runs: steps in execution order, and the nodes to materialize.
-struct Plan: Sendable {
+/// What a plan keeps of its graph's structure: everything but the nodes themselves, which is
+/// what the plan cache stores.
+struct PlanTemplate: Sendable {
     let steps: [PlanStep]
-    let targets: [Node]
-    /// Nodes whose values exist before the plan runs (constants, earlier results).
-    let sources: [Node]
-    let policy: ComputePolicy
+    /// The targets' positions, in order.
+    let targets: [Int]
     /// Whether every profile used came from a calibration.
     let calibrated: Bool
+}
+
+/// The plan the executor runs: steps in execution order over the graph's nodes, and the nodes to
+/// materialize.
+struct Plan: Sendable {
+    /// The graph's nodes by position (``PendingGraph/nodes``); the positions not produced by a
+    /// step are the sources, whose values exist before the plan runs.
+    let nodes: [Node]
+    let template: PlanTemplate
+    /// The nodes asked for, in order (at ``PlanTemplate/targets``).
+    let targets: [Node]
+    let policy: ComputePolicy
+
+    var steps: [PlanStep] { template.steps }
+
+    /// Whether every profile used came from a calibration.
+    var calibrated: Bool { template.calibrated }
+
+    /// The node a step produces.
+    func node(of step: PlanStep) -> Node { nodes[step.output] }
+
+    /// What a step runs: its fused region, or its node's op.
+    func kernel(of step: PlanStep) -> Kernel {
+        if let region = step.region { return .fused(region) }
+        return .op(nodes[step.output].op)
+    }
+
+    /// The positions of the nodes whose values exist before the plan runs, in order.
+    var sourcePositions: [Int] {
+        var computed = [Bool](repeating: false, count: nodes.count)
+        for step in steps {
+            computed[step.output] = true
+            for position in step.absorbed { computed[position] = true }
+        }
+        return nodes.indices.filter { !computed[$0] }
+    }
 }

@@ -44,7 +44,7 @@ package enum PlanQuality {
         let nodes = targets.compactMap(\.node)
         let engine = Engine.shared
         let planner = Planner(backends: engine.backends, profiles: engine.profiles, policy: policy)
-        let count = max(1, PendingGraph(targets: nodes).order.count)
+        let count = max(1, PendingGraph(targets: nodes).pendingCount)
         // The best of at least `repeats` runs spread over at least 50 ms: right after a large
         // product, OpenBLAS's threads keep spinning on the cores for a while, and a few
         // microseconds of runs all fall inside that window.

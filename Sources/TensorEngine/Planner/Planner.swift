@@ -33,7 +33,7 @@ struct Planner {
         let absorbed: [Node]
     }
 
-    /// The planner's decision for one candidate: all a cached plan needs to skip planning.
+    /// The planner's decision for one candidate.
     struct Decision: Sendable {
         let backend: BackendKind
         let estimatedSeconds: Double
@@ -42,18 +42,18 @@ struct Planner {
         let reason: PlacementReason
     }
 
-    /// Plans the pending graph behind `targets`, reusing cached decisions for a graph of the same
-    /// structure.
-    func plan(targets: [Node], cache: PlanCache? = nil) throws(TensorError) -> (Plan, cached: Bool) {
+    /// Plans the pending graph behind `targets`, reusing the plan of a graph of the same
+    /// structure when the cache has one.
+    func plan(targets: [Node], cache: PlanCache?) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
-        if let cache, let cached = cache.plan(for: graph, targets: targets, policy: policy), let candidates = cached.layout.candidates(in: graph),
-           cached.decisions.count == candidates.count {
-            return (assemble(graph, candidates, cached.decisions, targets: targets), true)
+        if let cache, let template = cache.plan(for: graph, targets: targets, policy: policy) {
+            return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), true)
         }
         let candidates = FusionPass.candidates(for: graph)
         let decisions = try place(candidates, sources: graph.sources, targets: targets)
-        cache?.store(PlanCache.CachedPlan(layout: CandidateLayout(candidates, in: graph), decisions: decisions), for: graph, targets: targets, policy: policy)
-        return (assemble(graph, candidates, decisions, targets: targets), false)
+        let template = assemble(graph, candidates, decisions, targets: targets)
+        cache?.store(template, for: graph, targets: targets, policy: policy)
+        return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), false)
     }
 
     func plan(targets: [Node]) throws(TensorError) -> Plan {
@@ -141,28 +141,34 @@ struct Planner {
     }
 
     /// Builds the plan's steps from decisions, inserting a copy wherever an operand lives elsewhere.
-    func assemble(_ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]) -> Plan {
+    func assemble(_ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]) -> PlanTemplate {
+        // Every node of a candidate is in the graph.
+        let position = { (node: Node) in graph.position(of: node.id) ?? -1 }
         // Where each value lives so far, by position: sources on the host.
-        var location = [MemorySpace?](repeating: nil, count: graph.nodeCount)
-        for index in graph.sources.indices { location[index] = .host }
+        var location = graph.nodes.map { graph.isSource($0) ? MemorySpace.host : nil }
         var steps: [PlanStep] = []
         steps.reserveCapacity(candidates.count)
         for index in candidates.indices {
             let (candidate, decision) = (candidates[index], decisions[index])
             let target = backend(decision.backend)
-            let copies = candidate.operands.compactMap { operand -> PlannedCopy? in
-                guard let position = graph.position(of: operand.id), let from = location[position], from != target.memorySpace else { return nil }
+            let operands = candidate.operands.map(position)
+            let copies = zip(candidate.operands, operands).compactMap { operand, at -> PlannedCopy? in
+                guard at >= 0, let from = location[at], from != target.memorySpace else { return nil }
                 let bytes = operand.signature.byteCount
-                return PlannedCopy(nodeID: operand.id, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: target))
+                return PlannedCopy(value: at, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: target))
             }
-            if let position = graph.position(of: candidate.node.id) { location[position] = target.memorySpace }
+            let output = position(candidate.node)
+            if output >= 0 { location[output] = target.memorySpace }
+            let region: FusedRegion? = switch candidate.kernel {
+            case .op: nil
+            case .fused(let fused): fused
+            }
             steps.append(PlanStep(
-                node: candidate.node, kernel: candidate.kernel, operands: candidate.operands, absorbed: candidate.absorbed,
+                output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
                 backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,
                 supported: decision.supported, reason: decision.reason, copies: copies))
         }
-        return Plan(steps: steps, targets: targets, sources: graph.sources, policy: policy,
-                    calibrated: calibrated)
+        return PlanTemplate(steps: steps, targets: targets.map(position), calibrated: calibrated)
     }
 
     private func backend(_ kind: BackendKind) -> any Backend {

@@ -27,15 +27,20 @@ struct Executor {
     /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
     func run(_ plan: Plan, measure: Bool) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         var stepSeconds: [Double] = []
-        var values = NodeMap<Value>(capacity: plan.sources.count + plan.steps.count)
-        var remaining = NodeMap<Int>(capacity: plan.sources.count + plan.steps.count)
+        let nodes = plan.nodes
+        // Per position: the value a step produced (sources keep theirs on the node) and how many
+        // reads of it are still to come.
+        struct Slot {
+            var value: Value?
+            var remaining = 0
+        }
+        var slots = [Slot](repeating: Slot(), count: nodes.count)
         var liveBuffers: [ObjectIdentifier: (bytes: Int, readers: Int)] = [:]
         var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         var liveBytes = 0
 
-        for node in plan.targets { remaining[node.id, default: 0] += 1 }
-        for step in plan.steps { for operand in step.operands { remaining[operand.id, default: 0] += 1 } }
-        for source in plan.sources { if let value = source.storedResult { values[source.id] = value } }
+        for position in plan.template.targets { slots[position].remaining += 1 }
+        for step in plan.steps { for operand in step.operands { slots[operand].remaining += 1 } }
 
         func retain(_ value: Value, fresh: Bool) {
             let key = ObjectIdentifier(value.buffer)
@@ -48,9 +53,10 @@ struct Executor {
                 statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
             }
         }
-        func release(_ node: Node) {
-            remaining[node.id, default: 1] -= 1
-            guard remaining[node.id] == 0, let value = values.removeValue(for: node.id) else { return }
+        func release(_ position: Int) {
+            slots[position].remaining -= 1
+            guard slots[position].remaining == 0, let value = slots[position].value else { return }
+            slots[position].value = nil
             let key = ObjectIdentifier(value.buffer)
             guard let entry = liveBuffers[key] else { return }
             if entry.readers <= 1 {
@@ -62,13 +68,15 @@ struct Executor {
         }
 
         for step in plan.steps {
+            let node = plan.node(of: step)
             guard let backend = backend(step.backend) else {
-                throw TensorError(.backendFailure, op: step.node.op.name, message: "backend \(step.backend) is not available")
+                throw TensorError(.backendFailure, op: node.op.name, message: "backend \(step.backend) is not available")
             }
             var inputs: [Value] = []
+            inputs.reserveCapacity(step.operands.count)
             for operand in step.operands {
-                guard var value = values[operand.id] else {
-                    throw TensorError(.backendFailure, op: step.node.op.name, message: "operand \(operand.op.name) has no value: the plan is out of order")
+                guard var value = slots[operand].value ?? nodes[operand].storedResult else {
+                    throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
                 if value.memorySpace != backend.memorySpace {
                     value = try move(value, to: backend)
@@ -78,20 +86,21 @@ struct Executor {
             }
             if measure { try backend.synchronize() }
             let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
-            let output = try backend.execute(step.kernel, inputs: inputs, output: step.node.signature)
+            let output = try backend.execute(plan.kernel(of: step), inputs: inputs, output: node.signature)
             if measure {
                 try backend.synchronize()
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
             }
             statistics.steps += 1
-            values[step.node.id] = output
+            slots[step.output].value = output
             retain(output, fresh: !inputs.contains { $0.buffer === output.buffer })
             for operand in step.operands { release(operand) }
         }
 
         var results: [Value] = []
-        for target in plan.targets {
-            guard let value = values[target.id] ?? target.storedResult else {
+        results.reserveCapacity(plan.targets.count)
+        for (target, position) in zip(plan.targets, plan.template.targets) {
+            guard let value = slots[position].value ?? target.storedResult else {
                 throw TensorError(.backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
             }
             results.append(try hostResult(value))

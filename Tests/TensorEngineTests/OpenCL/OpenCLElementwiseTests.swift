@@ -141,5 +141,6 @@ func withComputePolicyPlan(_ policy: ComputePolicy, _ make: () -> Tensor) throws
     let tensor = make()
     guard let node = tensor.node else { return [] }
     let planner = Planner(backends: Engine.shared.backends, profiles: Engine.shared.profiles, policy: policy)
-    return try planner.plan(targets: [node]).steps.map(\.kernel)
+    let plan = try planner.plan(targets: [node])
+    return plan.steps.map(plan.kernel(of:))
 }

@@ -36,8 +36,9 @@ struct CostModelTests {
     @Test func movementInRunsIsToldApartFromTransposes() throws {
         func candidate(_ tensor: Tensor) throws -> Planner.Candidate {
             let plan = try PlannerTests.planner(policy: .only(.openblas)).plan(targets: [tensor].compactMap(\.node))
-            return try #require(plan.steps.last { if case .op(let op) = $0.kernel { op.kind.category == .dataMovement } else { false } }
-                .map { Planner.Candidate(node: $0.node, kernel: $0.kernel, operands: $0.operands, absorbed: $0.absorbed) })
+            let step = try #require(plan.steps.last { if case .op(let op) = plan.kernel(of: $0) { op.kind.category == .dataMovement } else { false } })
+            return Planner.Candidate(node: plan.node(of: step), kernel: plan.kernel(of: step), operands: step.operands.map { plan.nodes[$0] },
+                                     absorbed: step.absorbed.map { plan.nodes[$0] })
         }
         func runs(_ tensor: Tensor) throws -> Bool {
             let step = try candidate(tensor)
