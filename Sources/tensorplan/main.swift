@@ -7,7 +7,7 @@ let usage = """
     usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure]
            tensorplan calibrate
            tensorplan devices
-           tensorplan quality [--policy POLICY] [--runs N] [--detail]
+           tensorplan quality [--policy POLICY] [--runs N] [--detail] [--csv FILE]
            tensorplan list
 
       WORKLOAD          a tensorbench workload name (see `tensorplan list`)
@@ -21,6 +21,8 @@ let usage = """
       --runs N          quality: measured runs per workload, each op's median taken (default: 3)
       --detail          quality: also a table per backend and op kind of median estimate,
                         measurement and their ratio
+      --csv FILE        quality: also write every op's estimate and measured median to FILE
+                        (backend, workload, index, op, shape, FLOPs, bytes, seconds)
       list              list the workloads
     """
 
@@ -40,6 +42,7 @@ var policyName: String?
 var measure = false
 var qualityRuns = 3
 var detail = false
+var csvPath: String?
 var positional: [String] = []
 var index = 0
 while index < arguments.count {
@@ -64,6 +67,10 @@ while index < arguments.count {
     case "--detail":
         detail = true
         index += 1
+    case "--csv":
+        guard index + 1 < arguments.count else { fail("--csv needs a file path") }
+        csvPath = arguments[index + 1]
+        index += 2
     default:
         guard !argument.hasPrefix("-") else { fail("unknown option '\(argument)' (see --help)") }
         positional.append(argument)
@@ -82,8 +89,9 @@ do {
 func describeProfile(_ profile: DeviceProfile) -> String {
     /// An optional figure in the given unit (`scale`: units per base unit), or "-".
     func figure(_ value: Double?, scale: Double = 1) -> String { value.map { String(format: "%.1f", $0 * scale) } ?? "-" }
-    return String(format: "matmul %.1f/%.1f/%.1f GFLOP/s (large/small/skinny), stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s (runs %@), arithmetic %.1f GFLOP/s, launch %.1f µs (+%@ per operand, reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
-           profile.matmulLargeGFLOPS, profile.matmulSmallGFLOPS, profile.matmulSkinnyGFLOPS, profile.streamGBPerSecond,
+    return String(format: "matmul %.1f/%@/%.1f GFLOP/s (64³/192³/512³), skinny %.1f, stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s (runs %@), arithmetic %.1f GFLOP/s, launch %.1f µs (+%@ per operand, reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
+           profile.matmulSmallGFLOPS, figure(profile.matmulMediumGFLOPS), profile.matmulLargeGFLOPS, profile.matmulSkinnyGFLOPS,
+           profile.streamGBPerSecond,
            profile.reduceGBPerSecond, figure(profile.lineWiseGBPerSecond), figure(profile.movementGBPerSecond),
            figure(profile.runMovementGBPerSecond),
            profile.elementwiseGFLOPS, profile.launchSeconds * 1e6, figure(profile.launchSecondsPerOperand, scale: 1e6),
@@ -115,7 +123,7 @@ case "calibrate":
         fail("calibration failed: \(error)")
     }
 case "quality":
-    await runQuality(policy: policy ?? .all, runs: qualityRuns, detail: detail)
+    await runQuality(policy: policy ?? .all, runs: qualityRuns, detail: detail, csvPath: csvPath)
 case let name:
     guard let workload = Workload.named(name) else {
         fail("unknown workload '\(name)'; valid: \(Workload.all.map(\.name).joined(separator: ", "))")

@@ -75,16 +75,19 @@ package enum Calibration {
         let tinySquare = try constant([4, 4], 12)
         let movementLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinySquare.softmax().transposed().reshaped(to: [16]) }
 
-        let large = slow ? 96 : 512
-        let a = try constant([large, large], 2)
-        let b = try constant([large, large], 3)
-        let largeTime = try seconds(backend, runs: slow ? 1 : 5) { a.matmul(b) }
-        let largeGFLOPS = 2 * pow3(large) / max(largeTime - launch, 1e-9) / 1e9
-
-        let small = 64
-        let c = try constant([small, small], 4)
-        let smallTime = try seconds(backend, runs: 20) { c.matmul(c) }
-        let smallGFLOPS = 2 * pow3(small) / max(smallTime - launch, 1e-9) / 1e9
+        // Matrix products at three sizes: the rate grows with the work (see
+        // `DeviceProfile.matmulGFLOPS`). The naive loops run at one rate whatever the size, and a
+        // 512³ product would take them half a second a run: their large rate is the medium one.
+        func matmulGFLOPS(_ edge: Int, seed: Int, runs: Int) throws(TensorError) -> Double {
+            let a = try constant([edge, edge], seed)
+            let b = try constant([edge, edge], seed + 1)
+            let time = try seconds(backend, runs: runs) { a.matmul(b) }
+            return 2 * pow3(edge) / max(time - launch, 1e-9) / 1e9
+        }
+        let edges = DeviceProfile.matmulProbeEdges
+        let smallGFLOPS = try matmulGFLOPS(edges.small, seed: 4, runs: 20)
+        let mediumGFLOPS = try matmulGFLOPS(edges.medium, seed: 20, runs: slow ? 2 : 10)
+        let largeGFLOPS = slow ? mediumGFLOPS : try matmulGFLOPS(edges.large, seed: 2, runs: 5)
 
         let k = slow ? 256 : 768
         let v = try constant([1, k], 5)
@@ -152,6 +155,7 @@ package enum Calibration {
         var profile = DefaultProfiles.profile(for: backend)
         profile.matmulLargeGFLOPS = largeGFLOPS
         profile.matmulSmallGFLOPS = smallGFLOPS
+        profile.matmulMediumGFLOPS = mediumGFLOPS
         profile.matmulSkinnyGFLOPS = skinnyGFLOPS
         profile.streamGBPerSecond = stream
         profile.reduceGBPerSecond = reduce

@@ -1,12 +1,14 @@
+import Foundation
+
 /// What one backend's device achieves, the numbers the cost model turns work into time with.
 public struct DeviceProfile: Sendable, Hashable, Codable {
     /// The backend the profile describes.
     public var backend: BackendKind
     /// The device's name.
     public var deviceName: String
-    /// Achieved GFLOP/s for matrix products whose smallest dimension is at least 256.
+    /// Achieved GFLOP/s for a 512×512×512 product (the large end of ``matmulGFLOPS(flops:m:n:)``).
     public var matmulLargeGFLOPS: Double
-    /// Achieved GFLOP/s for small matrix products (all dimensions below 256).
+    /// Achieved GFLOP/s for a 64×64×64 product (the small end of ``matmulGFLOPS(flops:m:n:)``).
     public var matmulSmallGFLOPS: Double
     /// Achieved GFLOP/s for skinny products (one of m, n under 16: matrix·vector).
     public var matmulSkinnyGFLOPS: Double
@@ -47,6 +49,32 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var lineWiseSecondsPerLine: Double? = nil
     /// Seconds per output of a reduction beyond its bytes; `nil`: nothing.
     public var reductionSecondsPerLine: Double? = nil
+    /// Achieved GFLOP/s for a 192×192×192 product, between the small and large ones; `nil`: the
+    /// rate is interpolated between those two alone.
+    public var matmulMediumGFLOPS: Double? = nil
+
+    /// The cube edges of the small, medium and large matrix-product probes.
+    static let matmulProbeEdges = (small: 64, medium: 192, large: 512)
+
+    /// The rate of a matrix product of `flops` whose output is m×n: the skinny rate when m or n is
+    /// under 16 (matrix·vector work, bound by reading the matrix), else a rate that grows with the
+    /// product's size, piecewise linear in log FLOPs through the calibrated probes and flat beyond
+    /// them. A device reaches its peak only on work enough to fill it: PoCL's kernels run a 64³
+    /// product at 2-4 GFLOP/s, a 128×384×384 one at ~45, and a 512³ one at ~80.
+    func matmulGFLOPS(flops: Double, m: Int, n: Int) -> Double {
+        guard Swift.min(m, n) >= 16 else { return matmulSkinnyGFLOPS }
+        func point(_ edge: Int, _ gflops: Double) -> (flops: Double, gflops: Double) { (2 * pow(Double(edge), 3), gflops) }
+        func between(_ lower: (flops: Double, gflops: Double), _ upper: (flops: Double, gflops: Double)) -> Double {
+            lower.gflops + log(flops / lower.flops) / log(upper.flops / lower.flops) * (upper.gflops - lower.gflops)
+        }
+        let small = point(Self.matmulProbeEdges.small, matmulSmallGFLOPS)
+        let large = point(Self.matmulProbeEdges.large, matmulLargeGFLOPS)
+        guard flops > small.flops else { return small.gflops }
+        guard flops < large.flops else { return large.gflops }
+        guard let matmulMediumGFLOPS else { return between(small, large) }
+        let medium = point(Self.matmulProbeEdges.medium, matmulMediumGFLOPS)
+        return flops < medium.flops ? between(small, medium) : between(medium, large)
+    }
 
     /// Seconds the op takes on this device by a roofline estimate: compute and memory time
     /// overlapped, plus launch latency and, for line-wise ops and reductions, a cost per line.
@@ -63,8 +91,7 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         switch category {
         case .matmul:
             let shape = matmulShape ?? (m: 256, n: 256, k: 256)
-            gflops = Swift.min(shape.m, shape.n) < 16 ? matmulSkinnyGFLOPS
-                : (Swift.min(shape.m, shape.n, shape.k) >= 256 ? matmulLargeGFLOPS : matmulSmallGFLOPS)
+            gflops = matmulGFLOPS(flops: cost.flops, m: shape.m, n: shape.n)
             bandwidth = streamGBPerSecond
             launch = launchSeconds
         case .reduction:

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TensorEngine
 
@@ -6,6 +7,33 @@ import Testing
 struct CostModelTests {
     static func signature(_ shape: [Int], _ type: ScalarType = .float32) -> TensorSignature {
         TensorSignature(shape: shape, scalarType: type)
+    }
+
+    /// A product's rate grows with its size: the calibrated rates at the probes' sizes, linear in
+    /// log FLOPs between them, flat beyond; products with a dimension under 16 take the skinny rate.
+    @Test func matrixProductRatesFollowTheProbes() {
+        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 1, launch: 0, link: nil)
+        (profile.matmulSmallGFLOPS, profile.matmulLargeGFLOPS, profile.matmulSkinnyGFLOPS) = (10, 100, 5)
+        func cube(_ edge: Double) -> Double { 2 * edge * edge * edge }
+        // Without a medium rate: 64³ → 10, 512³ → 100; 128³ lies a third of the way in log FLOPs
+        // (a factor 8 of 512 in FLOPs).
+        #expect(profile.matmulGFLOPS(flops: cube(64), m: 64, n: 64) == 10)
+        #expect(abs(profile.matmulGFLOPS(flops: cube(128), m: 128, n: 128) - 40) < 1e-9)
+        #expect(profile.matmulGFLOPS(flops: cube(512), m: 512, n: 512) == 100)
+        #expect(profile.matmulGFLOPS(flops: cube(8), m: 16, n: 16) == 10, "below the small probe: flat")
+        #expect(profile.matmulGFLOPS(flops: cube(4096), m: 4096, n: 4096) == 100, "above the large probe: flat")
+        #expect(profile.matmulGFLOPS(flops: cube(512), m: 15, n: 4096) == 5, "skinny")
+        // With a medium rate at 192³: 64³…192³ is a factor 27 in FLOPs, so 128³ (a factor 8) is
+        // log 8 / log 27 = 0.631 of the way from 10 to 70; 192³ → 70 exactly.
+        profile.matmulMediumGFLOPS = 70
+        #expect(abs(profile.matmulGFLOPS(flops: cube(192), m: 192, n: 192) - 70) < 1e-9)
+        #expect(abs(profile.matmulGFLOPS(flops: cube(128), m: 128, n: 128) - (10 + 60 * log(8) / log(27))) < 1e-9)
+        // The seconds of a 256³ product: its FLOPs at the interpolated rate, plus the launch.
+        profile.launchSeconds = 1e-5
+        let product = Cost(flops: cube(256), bytesRead: 0, bytesWritten: 0, launches: 1)
+        let rate = 70 + 30 * log(cube(256) / cube(192)) / log(cube(512) / cube(192))
+        let seconds = profile.seconds(for: product, category: .matmul, matmulShape: (m: 256, n: 256, k: 256))
+        #expect(abs(seconds - (cube(256) / (rate * 1e9) + 1e-5)) < 1e-12)
     }
 
     @Test func lineWiseOpsAndReductionsCountTheirLines() {
