@@ -1,21 +1,22 @@
 // matmul.cl: batched matrix products C[b] = A[b] · B[b].
 //
 // Kernels:
-//   matmul_tiled(M, N, K, A, aOffset, aBatch, aRow, aCol, B, bOffset, bBatch, bRow, bCol, C)
-//       A[b, i, p] is at aOffset + b * aBatch + i * aRow + p * aCol (likewise B), so transposed and
-//       sliced operands need no copy; C is a contiguous [batches, M, N] buffer.
+//   matmul_tiled(M, N, K, inner, A, aOffset, aOuter, aInner, aRow, aCol, B, bOffset, bOuter, bInner, bRow, bCol, C)
+//       A[b, i, p] is at aOffset + (b / inner) * aOuter + (b % inner) * aInner + i * aRow + p * aCol
+//       (likewise B): two batch levels, so transposed, sliced and head-split operands need no
+//       copy; C is a contiguous [batches, M, N] buffer.
 //       Each work-group computes a TILE_M x TILE_N block of C, staging TILE_K-deep slices of A and
 //       B in local memory; each work-item accumulates a WPT_M x WPT_N register block (rows
 //       tm + w * RTS_M, columns tn + w * RTS_N). Edge tiles load zeros and store only inside C.
 //       Work-group (RTS_N, RTS_M, 1); global (ceil(N / TILE_N) * RTS_N, ceil(M / TILE_M) * RTS_M, batches).
-//   matmul_blocked(M, N, K, A, aOffset, aBatch, aRow, aCol, B, bOffset, bBatch, bRow, bPanel, C)
+//   matmul_blocked(M, N, K, inner, A, aOffset, aOuter, aInner, aRow, aCol, B, bOffset, bOuter, bInner, bRow, bPanel, C)
 //       For CPU devices, where local memory is ordinary cached memory and barriers are costly:
 //       no local memory, no barriers. Each work-item computes WPT_M rows x WPT_N columns of C
 //       (WPT_N a multiple of 8) as float8 accumulators (unrolled, so they stay in registers),
 //       reading B's rows with vload8 (so B must have unit column stride); column panel j of B
 //       starts at bOffset + j * bPanel (WPT_N for B as it is, K * WPT_N when packed).
 //       Global (ceil(N / WPT_N), ceil(M / WPT_M), batches); any work-group size.
-//   matmul_pack_b(K, N, B, bOffset, bBatch, bRow, bCol, P)
+//   matmul_pack_b(K, N, inner, B, bOffset, bOuter, bInner, bRow, bCol, P)
 //       Copies B into P as [batches][ceil(N / WPT_N)][K][WPT_N], zero-padded, for matmul_blocked:
 //       without it each step of a work-item's K loop reads a different page of B.
 //       Global (ceil(N / WPT_N) * WPT_N, K, batches).
@@ -48,10 +49,13 @@
 #define TE_MAC(acc, a, b) ((acc) + (a) * (b))
 #endif
 
+// The offset of batch b's matrix in an operand with two batch levels.
+#define BATCH_BASE(offset, b, inner, outerStride, innerStride) ((offset) + ((b) / (inner)) * (outerStride) + ((b) % (inner)) * (innerStride))
+
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
-void matmul_tiled(int M, int N, int K,
-                  __global const IN_T* A, int aOffset, int aBatch, int aRow, int aCol,
-                  __global const IN_T* B, int bOffset, int bBatch, int bRow, int bCol,
+void matmul_tiled(int M, int N, int K, int inner,
+                  __global const IN_T* A, int aOffset, int aOuter, int aInner, int aRow, int aCol,
+                  __global const IN_T* B, int bOffset, int bOuter, int bInner, int bRow, int bCol,
                   __global OUT_T* C) {
     __local float As[TILE_K][TILE_M];
     __local float Bs[TILE_K][TILE_N];
@@ -62,8 +66,8 @@ void matmul_tiled(int M, int N, int K,
     const int b = get_group_id(2);
     const int lid = tm * RTS_N + tn;
     const int threads = RTS_M * RTS_N;
-    const int aBase = aOffset + b * aBatch;
-    const int bBase = bOffset + b * bBatch;
+    const int aBase = BATCH_BASE(aOffset, b, inner, aOuter, aInner);
+    const int bBase = BATCH_BASE(bOffset, b, inner, bOuter, bInner);
 
     float acc[WPT_M][WPT_N];
     for (int wm = 0; wm < WPT_M; wm++)
@@ -112,17 +116,17 @@ void matmul_tiled(int M, int N, int K,
 
 #define VN (WPT_N / 8)
 
-__kernel void matmul_blocked(int M, int N, int K,
-                             __global const IN_T* A, int aOffset, int aBatch, int aRow, int aCol,
-                             __global const IN_T* B, int bOffset, int bBatch, int bRow, int bPanel,
+__kernel void matmul_blocked(int M, int N, int K, int inner,
+                             __global const IN_T* A, int aOffset, int aOuter, int aInner, int aRow, int aCol,
+                             __global const IN_T* B, int bOffset, int bOuter, int bInner, int bRow, int bPanel,
                              __global OUT_T* C) {
     const int panel = get_global_id(0);
     const int n0 = panel * WPT_N;
     const int m0 = get_global_id(1) * WPT_M;
     const int b = get_global_id(2);
     if (n0 >= N || m0 >= M) return;
-    const int aBase = aOffset + b * aBatch + m0 * aRow;
-    const int bBase = bOffset + b * bBatch + panel * bPanel;
+    const int aBase = BATCH_BASE(aOffset, b, inner, aOuter, aInner) + m0 * aRow;
+    const int bBase = BATCH_BASE(bOffset, b, inner, bOuter, bInner) + panel * bPanel;
     const int rows = min(WPT_M, M - m0);
     const int cols = min(WPT_N, N - n0);
     float8 acc[WPT_M][VN];
@@ -165,12 +169,13 @@ __kernel void matmul_blocked(int M, int N, int K,
 
 // B rearranged for matmul_blocked: column panels of WPT_N, each K rows of WPT_N contiguous values
 // (zeros past column N), so a work-item's reads of B are one sequential stream.
-__kernel void matmul_pack_b(int K, int N, __global const IN_T* B, int bOffset, int bBatch, int bRow, int bCol,
+__kernel void matmul_pack_b(int K, int N, int inner,
+                            __global const IN_T* B, int bOffset, int bOuter, int bInner, int bRow, int bCol,
                             __global OUT_T* P) {
     const int n = get_global_id(0);
     const int p = get_global_id(1);
     const int b = get_global_id(2);
     const int panels = get_global_size(0) / WPT_N;
-    const float value = n < N ? IN_LOAD(B, bOffset + b * bBatch + p * bRow + n * bCol) : 0.0f;
+    const float value = n < N ? IN_LOAD(B, BATCH_BASE(bOffset, b, inner, bOuter, bInner) + p * bRow + n * bCol) : 0.0f;
     OUT_STORE(P, ((b * panels + n / WPT_N) * K + p) * WPT_N + n % WPT_N, value);
 }

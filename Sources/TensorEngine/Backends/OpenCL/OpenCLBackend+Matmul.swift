@@ -82,25 +82,52 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A matrix operand as the kernels read it: element (i, p) of batch b is at
+/// `offset + (b / inner) · outer + (b % inner) · innerStride + i · row + p · column`, where `inner`
+/// is the product's inner batch extent. Two batch strides cover attention's products over
+/// [batch, heads] of head-split views without a copy.
+private struct MatrixOperand {
+    var buffer: OpenCLBuffer
+    var offset: Int32
+    var outer: Int32
+    var inner: Int32
+    var row: Int32
+    var column: Int32
+
+    var arguments: [KernelArgument] { [.buffer(buffer), .int(offset), .int(outer), .int(inner), .int(row), .int(column)] }
+    /// Whether every batch reads the same matrix (a broadcast operand).
+    var isBroadcast: Bool { outer == 0 && inner == 0 }
+}
+
 extension OpenCLBackend {
-    /// A matrix operand as the kernel reads it: buffer, offset, and strides per batch, row and column.
-    private func matrix(_ value: Value, op: String) throws(TensorError) -> (OpenCLBuffer, [Int32]) {
-        let rank = value.shape.count
-        let batchShape = Array(value.shape.dropLast(2))
-        let batch = KernelLayout(shape: batchShape, layouts: [Layout(shape: batchShape, strides: Array(value.layout.strides.dropLast(2)), offset: 0)])
-        var source = value
-        var buffer = try deviceBuffer(value, op: op)
-        if batch.rank > 1 {
-            // Batch axes that do not merge into one stride: copy to row-major first.
-            let (copy, target) = try allocate(TensorSignature(shape: value.shape, scalarType: value.scalarType), op: op)
-            try self.copy(value, into: target, layout: copy.layout)
-            source = copy
-            buffer = target
+    /// The operands of a product over `batchShape`, with their batch axes merged into at most two
+    /// (outer, inner) levels common to both; operands whose axes do not merge that far are first
+    /// copied to row-major. Returns them and the inner extent.
+    private func matrices(_ a: Value, _ b: Value, batchShape: [Int], op: String) throws(TensorError) -> (MatrixOperand, MatrixOperand, inner: Int) {
+        func batchLayout(_ value: Value) -> Layout {
+            Layout(shape: batchShape, strides: Array(value.layout.strides.dropLast(2)), offset: 0)
         }
-        let merged = KernelLayout(shape: batchShape, layouts: [Layout(shape: batchShape, strides: Array(source.layout.strides.dropLast(2)), offset: 0)])
-        let strides = source.layout.strides
-        return (buffer, [Int32(truncatingIfNeeded: source.layout.offset), merged.strides[0][7],
-                         Int32(truncatingIfNeeded: strides[rank - 2]), Int32(truncatingIfNeeded: strides[rank - 1])])
+        var (a, b) = (a, b)
+        var merged = KernelLayout(shape: batchShape, layouts: [batchLayout(a), batchLayout(b)])
+        if merged.rank > 2 {
+            for index in 0..<2 {
+                let value = index == 0 ? a : b
+                guard !value.layout.isContiguous else { continue }
+                let (copy, target) = try allocate(TensorSignature(shape: value.shape, scalarType: value.scalarType), op: op)
+                try self.copy(value, into: target, layout: copy.layout)
+                if index == 0 { a = copy } else { b = copy }
+            }
+            merged = KernelLayout(shape: batchShape, layouts: [batchLayout(a), batchLayout(b)])
+        }
+        func operand(_ value: Value, _ index: Int) throws(TensorError) -> MatrixOperand {
+            let strides = value.layout.strides
+            let rank = strides.count
+            return MatrixOperand(
+                buffer: try deviceBuffer(value, op: op), offset: Int32(truncatingIfNeeded: value.layout.offset),
+                outer: merged.strides[index][6], inner: merged.strides[index][7],
+                row: Int32(truncatingIfNeeded: strides[rank - 2]), column: Int32(truncatingIfNeeded: strides[rank - 1]))
+        }
+        return (try operand(a, 0), try operand(b, 1), Int(merged.shape[7]))
     }
 
     func matmul(_ a: Value, _ b: Value, _ output: TensorSignature) throws(TensorError) -> Value {
@@ -108,25 +135,21 @@ extension OpenCLBackend {
         guard output.elementCount > 0 else { return result }
         let rank = a.shape.count
         let (m, k, n) = (a.shape[rank - 2], a.shape[rank - 1], b.shape[rank - 1])
-        let batches = a.shape.dropLast(2).reduce(1, *)
+        let batchShape = Array(output.shape.dropLast(2))
+        let batches = batchShape.reduce(1, *)
         guard k > 0 else {
             try fill(out, type: output.scalarType, bits: 0, count: output.elementCount)
             return result
         }
-        let (aBuffer, aLayout) = try matrix(a, op: "matmul")
-        let (bBuffer, bLayout) = try matrix(b, op: "matmul")
+        let (left, right, inner) = try matrices(a, b, batchShape: batchShape, op: "matmul")
         let tuning = matmulTuning
-        let shape = (m: m, n: n, k: k, batches: batches)
-        if try blockedMatmul(tuning, shape, aBuffer, aLayout, bBuffer, bLayout, into: out, type: a.scalarType) { return result }
+        let shape = (m: m, n: n, k: k, batches: batches, inner: inner)
+        if try blockedMatmul(tuning, shape, left, right, into: out, type: a.scalarType) { return result }
         let kernel = try runtime.kernel(.matmulTiled, family: .matmul, options: tuning.options(a.scalarType, fma: runtime.device.hasFMA))
         let (groupN, groupM) = tuning.groupSize
         let global = [(n + tuning.tileN - 1) / tuning.tileN * groupN, (m + tuning.tileM - 1) / tuning.tileM * groupM, batches]
-        try runtime.launch(kernel, [
-            .int(Int32(m)), .int(Int32(n)), .int(Int32(k)),
-            .buffer(aBuffer), .int(aLayout[0]), .int(aLayout[1]), .int(aLayout[2]), .int(aLayout[3]),
-            .buffer(bBuffer), .int(bLayout[0]), .int(bLayout[1]), .int(bLayout[2]), .int(bLayout[3]),
-            .buffer(out),
-        ], global: global, local: [groupN, groupM, 1])
+        try runtime.launch(kernel, [.int(Int32(m)), .int(Int32(n)), .int(Int32(k)), .int(Int32(inner))] + left.arguments + right.arguments + [.buffer(out)],
+                           global: global, local: [groupN, groupM, 1])
         return result
     }
 
@@ -135,40 +158,40 @@ extension OpenCLBackend {
     /// one tile of rows reads it, or when its rows are not unit-stride: unpacked, each step of a
     /// work-item's K loop reads another page of B. A single tile of rows (a vector-matrix product,
     /// say) reads B once, so packing would only double its traffic.
-    private func blockedMatmul(_ tuning: MatmulTuning, _ shape: (m: Int, n: Int, k: Int, batches: Int),
-                               _ aBuffer: OpenCLBuffer, _ aLayout: [Int32], _ bBuffer: OpenCLBuffer, _ bLayout: [Int32],
+    private func blockedMatmul(_ tuning: MatmulTuning, _ shape: (m: Int, n: Int, k: Int, batches: Int, inner: Int),
+                               _ left: MatrixOperand, _ right: MatrixOperand,
                                into out: OpenCLBuffer, type: ScalarType) throws(TensorError) -> Bool {
         guard tuning.variant == .blocked else { return false }
-        let (m, n, k, batches) = shape
+        let (m, n, k, batches, inner) = shape
         let width = tuning.workPerItemN
         let (panels, blocks) = ((n + width - 1) / width, (m + tuning.workPerItemM - 1) / tuning.workPerItemM)
-        let packedBatches = bLayout[1] == 0 ? 1 : batches
+        let packedBatches = right.isBroadcast ? 1 : batches
         let packedCount = packedBatches * panels * width * k
-        let pack = (m > tuning.tileM || bLayout[3] != 1) && packedCount < Int(Int32.max)
-        guard pack || bLayout[3] == 1 || n == 1 else { return false }
+        let pack = (m > tuning.tileM || right.column != 1) && packedCount < Int(Int32.max)
+        guard pack || right.column == 1 || n == 1 else { return false }
         let options = tuning.options(type, fma: runtime.device.hasFMA)
-        var (source, layout) = (bBuffer, [bLayout[0], bLayout[1], bLayout[2], Int32(width)])
+        // Unpacked, column panel j of B starts `width` columns after panel j - 1.
+        var source = right
+        var panelStride = Int32(width)
         if pack {
             let packed = try runtime.allocate(packedCount * type.byteCount, op: "matmul")
             let packKernel = try runtime.kernel(.matmulPackB, family: .matmul, options: options)
-            try runtime.launch(packKernel, [
-                .int(Int32(k)), .int(Int32(n)),
-                .buffer(bBuffer), .int(bLayout[0]), .int(bLayout[1]), .int(bLayout[2]), .int(bLayout[3]),
-                .buffer(packed),
-            ], global: [panels * width, k, packedBatches])
+            try runtime.launch(packKernel, [.int(Int32(k)), .int(Int32(n)), .int(Int32(inner))] + right.arguments + [.buffer(packed)],
+                               global: [panels * width, k, packedBatches])
+            // Packed: batch after batch, each `panels` panels of k rows of `width` values.
             let panelSize = Int32(k * width)
-            (source, layout) = (packed, [0, bLayout[1] == 0 ? 0 : Int32(panels) * panelSize, Int32(width), panelSize])
+            let batchSize = right.isBroadcast ? 0 : Int32(panels) * panelSize
+            source = MatrixOperand(buffer: packed, offset: 0, outer: batchSize * Int32(inner), inner: batchSize, row: Int32(width), column: 1)
+            panelStride = panelSize
         }
         // A work-group covers groupN column panels x groupM row blocks, so the panels of B and
         // rows of A it reads stay in cache while its work-items reuse them.
         let (groupN, groupM) = tuning.blockedGroup(maxWorkGroupSize: runtime.device.maxWorkGroupSize)
         let kernel = try runtime.kernel(.matmulBlocked, family: .matmul, options: options)
-        try runtime.launch(kernel, [
-            .int(Int32(m)), .int(Int32(n)), .int(Int32(k)),
-            .buffer(aBuffer), .int(aLayout[0]), .int(aLayout[1]), .int(aLayout[2]), .int(aLayout[3]),
-            .buffer(source), .int(layout[0]), .int(layout[1]), .int(layout[2]), .int(layout[3]),
-            .buffer(out),
-        ], global: [(panels + groupN - 1) / groupN * groupN, (blocks + groupM - 1) / groupM * groupM, batches], local: [groupN, groupM, 1])
+        try runtime.launch(kernel, [.int(Int32(m)), .int(Int32(n)), .int(Int32(k)), .int(Int32(inner))] + left.arguments
+                           + [.buffer(source.buffer), .int(source.offset), .int(source.outer), .int(source.inner), .int(source.row), .int(panelStride),
+                              .buffer(out)],
+                           global: [(panels + groupN - 1) / groupN * groupN, (blocks + groupM - 1) / groupM * groupM, batches], local: [groupN, groupM, 1])
         return true
     }
 }

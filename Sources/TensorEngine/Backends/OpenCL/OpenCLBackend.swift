@@ -28,10 +28,12 @@ final class OpenCLBackend: Backend {
         self.init(runtime: try OpenCLRuntime.shared(for: device, api: try library.get()))
     }
 
-    /// A backend on a given runtime (tests give it a private runtime to inject faults into).
-    init(runtime: OpenCLRuntime) {
+    /// A backend on a given runtime (tests give it a private runtime to inject faults into), with
+    /// the device's matrix-product blocking unless `matmulTuning` is given (tests run the GPU
+    /// kernel on a CPU device this way).
+    init(runtime: OpenCLRuntime, matmulTuning: MatmulTuning? = nil) {
         self.runtime = runtime
-        self.matmulTuning = MatmulTuning.forDevice(runtime.device)
+        self.matmulTuning = matmulTuning ?? MatmulTuning.forDevice(runtime.device)
     }
 
     /// The largest work-group the row kernels use: a power of two within the device's limit.
