@@ -38,7 +38,7 @@ public struct BenchOptions: Sendable, Hashable {
     /// Seconds of measured runs per row (`nil`: the suite's default).
     public var budgetSeconds: Double?
     /// The most measured runs per row.
-    public var maximumIterations = 1000
+    public var maximumIterations = 10_000
     /// Naive rows whose estimated run time exceeds this many seconds are skipped (`nil`: the
     /// suite's default).
     public var naiveLimitSeconds: Double?
@@ -181,7 +181,8 @@ public enum ArgumentParser {
 
         Each row builds the workload's graph afresh on inputs materialized once, and evaluates it:
         planning + dispatch + compute, what a user pays. The first run is reported apart; then a
-        short warm-up, then runs until the budget or the iteration cap.
+        short warm-up, then runs until the budget or the iteration cap, taken in 4 turns with the
+        workload's other rows so that the machine's drift falls on every row alike.
 
         OPTIONS:
           --suite quick|full      quick: the workloads marked quick (under a minute on 2 cores);
@@ -190,7 +191,7 @@ public enum ArgumentParser {
           --backend NAME          run only this backend (repeatable): naive, openblas, opencl,
                                   auto (the planner chooses), reference (bare BLAS / memory triad)
           --budget SECONDS        seconds of measured runs per row (default: 0.25 quick, 1 full)
-          --iterations N          at most N measured runs per row (default: 1000)
+          --iterations N          at most N measured runs per row (default: 10000)
           --naive-limit SECONDS   skip naive rows estimated (at 0.3 GFLOP/s or GB/s) to take
                                   longer than this per run (default: 0.5 quick, 3 full)
           --json FILE             write the report as JSON (schema: bench/README.md)

@@ -43,7 +43,14 @@ public struct SampleStatistics: Sendable, Hashable {
     }
 }
 
-/// When a measurement loop stops: a time budget, an iteration cap and a floor of samples.
+/// When a measurement loop stops: a time budget, an iteration cap and a floor of samples, spread
+/// over turns.
+///
+/// The rows of one workload are measured in turns: each row takes its share of the budget in
+/// every turn, the rows alternating, so a change in the machine's speed while the workload is
+/// measured (a shared machine's other tenants) falls on every row alike instead of on whichever
+/// row ran then. Comparisons between rows (auto against the fastest backend, a backend against
+/// the bare reference kernel) are what the suite is for.
 public struct SamplingPlan: Sendable, Hashable {
     /// Seconds of measured runs to aim for per row.
     public var budgetSeconds: Double
@@ -51,12 +58,15 @@ public struct SamplingPlan: Sendable, Hashable {
     public var maximumIterations: Int
     /// The fewest measured runs per row, unless one run is slower than the whole budget.
     public var minimumIterations: Int
+    /// The turns the budget is split into (1: each row measured in one go).
+    public var turns: Int
 
     /// Creates a plan.
-    public init(budgetSeconds: Double, maximumIterations: Int = 1000, minimumIterations: Int = 5) {
+    public init(budgetSeconds: Double, maximumIterations: Int = 1000, minimumIterations: Int = 5, turns: Int = 1) {
         self.budgetSeconds = budgetSeconds
         self.maximumIterations = maximumIterations
         self.minimumIterations = minimumIterations
+        self.turns = Swift.max(1, turns)
     }
 
     /// Seconds of untimed warm-up runs after the first run: a tenth of the budget.
@@ -69,12 +79,25 @@ public struct SamplingPlan: Sendable, Hashable {
     /// row's median is never one unrepeated sample, and slow rows still end soon.
     public static let minimumIterationsForSlowRows = 2
 
-    /// Whether to take another sample after `taken` samples that took `elapsed` seconds in all.
-    public func wantsAnotherSample(taken: Int, elapsed: Double) -> Bool {
-        guard taken < maximumIterations else { return false }
-        if elapsed < budgetSeconds { return true }
+    /// Whether to take another sample in `turn` (0-based) after `taken` samples that took
+    /// `elapsed` seconds in all: by the end of a turn, a row has spent that turn's share of the
+    /// budget and of the iteration cap (so a fast row capped at the maximum still samples every
+    /// turn); the floors apply in the last turn.
+    public func wantsAnotherSample(taken: Int, elapsed: Double, turn: Int = 0) -> Bool {
+        let last = turns - 1
+        let fraction = Double(Swift.min(Swift.max(turn, 0), last) + 1) / Double(turns)
+        guard taken < maximumIterations, Double(taken) < (Double(maximumIterations) * fraction).rounded(.up) else { return false }
+        if elapsed < budgetSeconds * fraction { return true }
+        guard turn >= last else { return false }
         let typical = taken > 0 ? elapsed / Double(taken) : 0
         let floor = typical > budgetSeconds / 2 ? Self.minimumIterationsForSlowRows : minimumIterations
         return taken < floor
+    }
+
+    /// Whether a row whose runs take `typical` seconds gets an untimed run at the start of a later
+    /// turn, to bring back its own state (caches, pooled buffers) after the other rows ran: when
+    /// that run costs under a tenth of the turn's share.
+    public func warmsUpBetweenTurns(typical: Double) -> Bool {
+        typical * 10 < budgetSeconds / Double(turns)
     }
 }

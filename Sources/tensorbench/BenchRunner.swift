@@ -44,22 +44,24 @@ struct BenchRunner {
         return targets.filter { options.backends.isEmpty || options.backends.contains($0.name) }
     }
 
+    /// Turns each workload's rows are measured in (see ``SamplingPlan``).
+    static let turns = 8
+
     func run() async -> BenchReport {
         let created = ISO8601DateFormatter().string(from: Date())
-        let plan = SamplingPlan(budgetSeconds: options.effectiveBudgetSeconds, maximumIterations: options.maximumIterations)
+        let plan = SamplingPlan(budgetSeconds: options.effectiveBudgetSeconds, maximumIterations: options.maximumIterations, turns: Self.turns)
         let available = Self.availableKinds
         let selected = workloads
-        let progress = Progress(total: selected.reduce(0) { $0 + targets(for: $1).count })
+        let progress = Progress(total: selected.reduce(0) { $0 + targets(for: $1).count } * plan.turns)
         var rows: [BenchRow] = []
         var skipped: [SkippedRow] = []
         var done = 0
 
         for workload in selected {
             let (prepared, preparationFailure) = await Prepared.make(workload)
-            var referenceMedian: Double?
+            // The rows to measure, in order; the others are skipped with the reason.
+            var pending: [PendingRow] = []
             for target in targets(for: workload) {
-                progress.show(done, workload.name, target.name)
-                done += 1
                 if let preparationFailure, target != .reference {
                     skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: preparationFailure.reason, detail: preparationFailure.detail))
                     continue
@@ -76,16 +78,37 @@ struct BenchRunner {
                         continue
                     }
                 }
-                do {
-                    guard var row = try await measure(workload, target, prepared: prepared, plan: plan) else { continue }
-                    row.setThroughput(flops: workload.flops, bytes: workload.essentialBytes)
-                    if target == .reference { referenceMedian = row.medianSeconds }
-                    if let referenceMedian, referenceMedian > 0 { row.referenceRatio = row.medianSeconds / referenceMedian }
-                    row.peakResidentBytes = MachineProbe.peakResidentBytes()
-                    rows.append(row)
-                } catch {
-                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "failed", detail: "\(error)"))
+                if let row = pendingRow(workload, target, prepared: prepared, plan: plan) { pending.append(row) }
+            }
+            // The turns: every row in order, then again.
+            var failed: Set<Int> = []
+            for turn in 0..<plan.turns {
+                for (index, row) in pending.enumerated() where !failed.contains(index) {
+                    progress.show(done, workload.name, row.target.name)
+                    done += 1
+                    do {
+                        try await row.sampler.takeTurn(turn)
+                    } catch {
+                        failed.insert(index)
+                        skipped.append(SkippedRow(workload: workload.name, backend: row.target.name, reason: "failed", detail: "\(error)"))
+                    }
                 }
+            }
+            done += (targets(for: workload).count - pending.count) * plan.turns
+            var referenceMedian: Double?
+            for (index, pendingRow) in pending.enumerated() where !failed.contains(index) {
+                guard var row = row(workload, pendingRow.target, pendingRow.sampler.measurement, detail: pendingRow.detail) else { continue }
+                row.setThroughput(flops: workload.flops, bytes: workload.essentialBytes)
+                if pendingRow.target == .reference { referenceMedian = row.medianSeconds }
+                if let referenceMedian, referenceMedian > 0 { row.referenceRatio = row.medianSeconds / referenceMedian }
+                row.peakLiveBytes = pendingRow.statistics.value?.peakLiveBytes
+                row.totalIntermediateBytes = pendingRow.statistics.value?.totalIntermediateBytes
+                if pendingRow.target == .auto, let graph = prepared.planningGraph {
+                    // A fresh graph of the same structure: the estimate of the plan the runs used.
+                    row.estimatedSeconds = try? ComputePlan(for: graph(), policy: .all).totalEstimatedSeconds
+                }
+                row.peakResidentBytes = MachineProbe.peakResidentBytes()
+                rows.append(row)
             }
         }
         progress.finish()
@@ -94,37 +117,41 @@ struct BenchRunner {
             machine: MachineProbe.describe(), versions: MachineProbe.versions(), backends: backendStatuses(), rows: rows, skipped: skipped)
     }
 
-    /// Measures one row; `nil` when the target has nothing to run.
-    private func measure(_ workload: Workload, _ target: Target, prepared: Prepared, plan: SamplingPlan) async throws -> BenchRow? {
+    /// A row being measured: its target, its runs, and what its last run reported.
+    private struct PendingRow {
+        let target: Target
+        let sampler: RowSampler
+        let detail: String?
+        /// The engine's statistics of the row's last run (reference rows have none).
+        let statistics: StatisticsBox
+    }
+
+    /// Where a row's runs leave the engine's statistics of the last evaluation.
+    private final class StatisticsBox {
+        var value: EvaluationStatistics?
+    }
+
+    /// The row's sampler over the runs it times; `nil` when the target has nothing to run.
+    private func pendingRow(_ workload: Workload, _ target: Target, prepared: Prepared, plan: SamplingPlan) -> PendingRow? {
+        let statistics = StatisticsBox()
         let policy: ComputePolicy
         switch target {
         case .reference:
             guard let kernel = BareKernel.make(for: workload.reference) else { return nil }
-            let measurement = try await Sampler.measure(plan) { kernel.run() }
-            return row(workload, target, measurement, detail: kernel.name)
+            return PendingRow(target: target, sampler: RowSampler(plan: plan) { kernel.run() }, detail: kernel.name, statistics: statistics)
         case .engine(let kind): policy = .only(kind)
         case .auto: policy = .all
         }
-        var statistics: EvaluationStatistics?
-        let measurement: Measurement
+        let body: () async throws -> Void
         switch prepared {
         case .graph(let inputs, let graph):
-            measurement = try await Sampler.measure(plan) {
-                statistics = try await Tensor.evaluate(graph(inputs), policy: policy)
-            }
+            body = { statistics.value = try await Tensor.evaluate(graph(inputs), policy: policy) }
         case .embedding(let embedder, let sentences):
-            measurement = try await Sampler.measure(plan) { _ = try await embedder.embed(sentences, policy: policy) }
+            body = { _ = try await embedder.embed(sentences, policy: policy) }
         case .unavailable:
             return nil
         }
-        guard var row = row(workload, target, measurement, detail: nil) else { return nil }
-        row.peakLiveBytes = statistics?.peakLiveBytes
-        row.totalIntermediateBytes = statistics?.totalIntermediateBytes
-        if target == .auto, let graph = prepared.planningGraph {
-            // A fresh graph of the same structure: the estimate of the plan the runs used.
-            row.estimatedSeconds = try ComputePlan(for: graph(), policy: .all).totalEstimatedSeconds
-        }
-        return row
+        return PendingRow(target: target, sampler: RowSampler(plan: plan, body), detail: nil, statistics: statistics)
     }
 
     private func row(_ workload: Workload, _ target: Target, _ measurement: Measurement, detail: String?) -> BenchRow? {

@@ -9,35 +9,51 @@ struct Measurement {
     let samples: [Double]
 }
 
-/// Runs a body under a sampling plan: first run, warm-up, then samples until the budget.
-enum Sampler {
+/// Takes one row's runs under a sampling plan, turn by turn (see ``SamplingPlan``): in its first
+/// turn the first run (timed apart) and warm-up runs, in later ones an untimed run first where
+/// that is cheap, then measured runs while the plan wants them.
+final class RowSampler {
+    private let plan: SamplingPlan
+    private let body: () async throws -> Void
+    private var firstRunSeconds: Double?
+    private var samples: [Double] = []
+    private var elapsed = 0.0
+
+    init(plan: SamplingPlan, _ body: @escaping () async throws -> Void) {
+        self.plan = plan
+        self.body = body
+    }
+
     /// Monotonic seconds.
     static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// Times `body`: the first run is recorded apart and counts toward the warm-up; more warm-up
-    /// runs follow (untimed) until a tenth of the budget has passed; then measured runs until
-    /// ``SamplingPlan/wantsAnotherSample(taken:elapsed:)`` says stop.
-    static func measure(_ plan: SamplingPlan, _ body: () async throws -> Void) async throws -> Measurement {
-        var start = now()
-        try await body()
-        let first = now() - start
-        var warmUp = first
-        var warmUpRuns = 0
-        while warmUp < plan.warmUpSeconds, warmUpRuns < SamplingPlan.maximumWarmUpRuns {
-            start = now()
+    /// Takes the row's runs of `turn` (0-based).
+    func takeTurn(_ turn: Int) async throws {
+        if firstRunSeconds == nil {
+            var start = Self.now()
             try await body()
-            warmUp += now() - start
-            warmUpRuns += 1
+            let first = Self.now() - start
+            firstRunSeconds = first
+            var warmUp = first
+            var warmUpRuns = 0
+            while warmUp < plan.warmUpSeconds, warmUpRuns < SamplingPlan.maximumWarmUpRuns {
+                start = Self.now()
+                try await body()
+                warmUp += Self.now() - start
+                warmUpRuns += 1
+            }
+        } else if !samples.isEmpty, plan.warmsUpBetweenTurns(typical: elapsed / Double(samples.count)) {
+            try await body()
         }
-        var samples: [Double] = []
-        var elapsed = 0.0
-        while plan.wantsAnotherSample(taken: samples.count, elapsed: elapsed) {
-            start = now()
+        while plan.wantsAnotherSample(taken: samples.count, elapsed: elapsed, turn: turn) {
+            let start = Self.now()
             try await body()
-            let seconds = now() - start
+            let seconds = Self.now() - start
             samples.append(seconds)
             elapsed += seconds
         }
-        return Measurement(firstRunSeconds: first, samples: samples)
     }
+
+    /// What the turns taken so far measured.
+    var measurement: Measurement { Measurement(firstRunSeconds: firstRunSeconds ?? 0, samples: samples) }
 }

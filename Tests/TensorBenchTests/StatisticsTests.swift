@@ -47,4 +47,21 @@ import Testing
         #expect(plan.wantsAnotherSample(taken: 1, elapsed: 3))  // slow rows: floor of 2
         #expect(!plan.wantsAnotherSample(taken: 2, elapsed: 6))
     }
+
+    /// In turns, a row spends each turn's share of the budget and of the cap, and the floors
+    /// apply only in the last turn.
+    @Test func samplingInTurnsSpendsAShareEachTurn() {
+        let plan = SamplingPlan(budgetSeconds: 1, maximumIterations: 40, minimumIterations: 5, turns: 4)
+        #expect(plan.wantsAnotherSample(taken: 0, elapsed: 0, turn: 0))
+        #expect(!plan.wantsAnotherSample(taken: 3, elapsed: 0.25, turn: 0))  // first quarter spent
+        #expect(plan.wantsAnotherSample(taken: 3, elapsed: 0.25, turn: 1))
+        #expect(!plan.wantsAnotherSample(taken: 10, elapsed: 0.1, turn: 0))  // a quarter of the cap
+        #expect(plan.wantsAnotherSample(taken: 10, elapsed: 0.1, turn: 1))
+        #expect(!plan.wantsAnotherSample(taken: 40, elapsed: 0.5, turn: 3))  // the cap
+        #expect(!plan.wantsAnotherSample(taken: 1, elapsed: 3, turn: 2))  // slow row: no floor yet
+        #expect(plan.wantsAnotherSample(taken: 1, elapsed: 3, turn: 3))  // the floor of 2, at the end
+        #expect(!plan.wantsAnotherSample(taken: 2, elapsed: 6, turn: 3))
+        #expect(plan.warmsUpBetweenTurns(typical: 0.001))
+        #expect(!plan.warmsUpBetweenTurns(typical: 0.05))  // a tenth of the 0.25 s share is 0.025
+    }
 }
