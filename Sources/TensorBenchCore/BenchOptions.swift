@@ -181,7 +181,7 @@ public enum ArgumentParser {
 
         Each row builds the workload's graph afresh on inputs materialized once, and evaluates it:
         planning + dispatch + compute, what a user pays. The first run is reported apart; then a
-        short warm-up, then runs until the budget or the iteration cap, taken in 4 turns with the
+        short warm-up, then runs until the budget or the iteration cap, taken in 8 turns with the
         workload's other rows so that the machine's drift falls on every row alike.
 
         OPTIONS:
