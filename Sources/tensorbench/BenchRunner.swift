@@ -64,76 +64,95 @@ struct BenchRunner {
     func run() async -> BenchReport {
         let created = ISO8601DateFormatter().string(from: Date())
         let plan = SamplingPlan(budgetSeconds: options.effectiveBudgetSeconds, maximumIterations: options.maximumIterations, turns: Self.turns)
-        let available = Self.availableKinds
         let selected = workloads
         let progress = Progress(total: selected.reduce(0) { $0 + targets(for: $1).count } * plan.turns)
         var rows: [BenchRow] = []
         var skipped: [SkippedRow] = []
         var done = 0
-
         for workload in selected {
             let (prepared, preparationFailure) = await Prepared.make(workload)
-            // The rows to measure, in order; the others are skipped with the reason.
-            var pending: [PendingRow] = []
-            for target in targets(for: workload) {
-                if let preparationFailure, target != .reference {
-                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: preparationFailure.reason, detail: preparationFailure.detail))
-                    continue
-                }
-                if case .engine(let kind) = target, !available.contains(kind) {
-                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "unavailable", detail: Self.statuses.first { $0.kind == kind }?.unavailableReason))
-                    continue
-                }
-                if case .engine(.naive) = target {
-                    let estimate = max(workload.flops, Double(workload.essentialBytes)) / Self.naiveOperationsPerSecond
-                    if estimate > options.effectiveNaiveLimitSeconds {
-                        skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "too slow",
-                                                  detail: String(format: "estimated %.1f s per run at 0.3 GFLOP/s or GB/s; limit %.1f s (--naive-limit)", estimate, options.effectiveNaiveLimitSeconds)))
-                        continue
-                    }
-                }
-                if let row = pendingRow(workload, target, prepared: prepared, plan: plan) { pending.append(row) }
-            }
-            // The turns: every row in measuring order, then again.
-            var failed: Set<Int> = []
-            let order = pending.indices.sorted { Self.measuringRank(pending[$0].target) < Self.measuringRank(pending[$1].target) }
-            for turn in 0..<plan.turns {
-                // Odd turns go backwards: a row measured right after another matrix-product row
-                // came out 10-20% slower than the same work measured first, whichever it was, so
-                // each row takes each place equally often.
-                for index in (turn % 2 == 0 ? order : order.reversed()) where !failed.contains(index) {
-                    let row = pending[index]
-                    progress.show(done, workload.name, row.target.name)
-                    done += 1
-                    do {
-                        try await row.sampler.takeTurn(turn)
-                    } catch {
-                        failed.insert(index)
-                        skipped.append(SkippedRow(workload: workload.name, backend: row.target.name, reason: "failed", detail: "\(error)"))
-                    }
-                }
-            }
+            let (pending, notRun) = pendingRows(workload, prepared: prepared, preparationFailure: preparationFailure, plan: plan)
+            skipped += notRun
+            let failed = await measureInTurns(workload, pending, plan: plan, progress: progress, done: &done)
+            skipped += failed
             done += (targets(for: workload).count - pending.count) * plan.turns
-            var referenceMedian: Double?
-            for (index, pendingRow) in pending.enumerated() where !failed.contains(index) {
-                guard var row = row(workload, pendingRow.target, pendingRow.sampler.measurement, detail: pendingRow.detail) else { continue }
-                row.setThroughput(flops: workload.flops, bytes: workload.essentialBytes)
-                if pendingRow.target == .reference { referenceMedian = row.medianSeconds }
-                if let referenceMedian, referenceMedian > 0 { row.referenceRatio = row.medianSeconds / referenceMedian }
-                row.peakLiveBytes = pendingRow.statistics.value?.peakLiveBytes
-                row.totalIntermediateBytes = pendingRow.statistics.value?.totalIntermediateBytes
-                if pendingRow.target == .auto, let graph = prepared.planningGraph {
-                    // A fresh graph of the same structure: the estimate of the plan the runs used.
-                    row.estimatedSeconds = try? ComputePlan(for: graph(), policy: .all).totalEstimatedSeconds
-                }
-                row.peakResidentBytes = MachineProbe.peakResidentBytes()
-                rows.append(row)
-            }
+            rows += finishedRows(workload, pending.filter { row in !failed.contains { $0.backend == row.target.name } }, prepared: prepared)
         }
         progress.finish()
         return BenchReport(
             tool: "tensorbench", created: created, suite: options.suiteLabel, budgetSeconds: plan.budgetSeconds,
             machine: MachineProbe.describe(), versions: MachineProbe.versions(), backends: backendStatuses(), rows: rows, skipped: skipped)
+    }
+
+    /// The workload's rows to measure, in report order, and those skipped with the reason.
+    private func pendingRows(_ workload: Workload, prepared: Prepared, preparationFailure: Prepared.Failure?, plan: SamplingPlan) -> ([PendingRow], [SkippedRow]) {
+        let available = Self.availableKinds
+        var pending: [PendingRow] = []
+        var skipped: [SkippedRow] = []
+        for target in targets(for: workload) {
+            if let preparationFailure, target != .reference {
+                skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: preparationFailure.reason, detail: preparationFailure.detail))
+                continue
+            }
+            if case .engine(let kind) = target, !available.contains(kind) {
+                skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "unavailable", detail: Self.statuses.first { $0.kind == kind }?.unavailableReason))
+                continue
+            }
+            if case .engine(.naive) = target {
+                let estimate = max(workload.flops, Double(workload.essentialBytes)) / Self.naiveOperationsPerSecond
+                if estimate > options.effectiveNaiveLimitSeconds {
+                    skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "too slow",
+                                              detail: String(format: "estimated %.1f s per run at 0.3 GFLOP/s or GB/s; limit %.1f s (--naive-limit)", estimate, options.effectiveNaiveLimitSeconds)))
+                    continue
+                }
+            }
+            if let row = pendingRow(workload, target, prepared: prepared, plan: plan) { pending.append(row) }
+        }
+        return (pending, skipped)
+    }
+
+    /// Takes the rows' runs turn by turn, in measuring order (odd turns backwards: a row measured
+    /// right after another matrix-product row came out 10-20% slower than the same work measured
+    /// first, whichever it was, so each row takes each place equally often). Returns the rows that
+    /// failed, which take no more turns.
+    private func measureInTurns(_ workload: Workload, _ pending: [PendingRow], plan: SamplingPlan, progress: Progress, done: inout Int) async -> [SkippedRow] {
+        var failed: [Int: SkippedRow] = [:]
+        let order = pending.indices.sorted { Self.measuringRank(pending[$0].target) < Self.measuringRank(pending[$1].target) }
+        for turn in 0..<plan.turns {
+            for index in (turn % 2 == 0 ? order : order.reversed()) where failed[index] == nil {
+                let row = pending[index]
+                progress.show(done, workload.name, row.target.name)
+                done += 1
+                do {
+                    try await row.sampler.takeTurn(turn)
+                } catch {
+                    failed[index] = SkippedRow(workload: workload.name, backend: row.target.name, reason: "failed", detail: "\(error)")
+                }
+            }
+        }
+        return failed.keys.sorted().compactMap { failed[$0] }
+    }
+
+    /// The report's rows from what the turns measured, with throughput and the ratio to the
+    /// workload's reference row (measured first in report order).
+    private func finishedRows(_ workload: Workload, _ measured: [PendingRow], prepared: Prepared) -> [BenchRow] {
+        var rows: [BenchRow] = []
+        var referenceMedian: Double?
+        for pendingRow in measured {
+            guard var row = row(workload, pendingRow.target, pendingRow.sampler.measurement, detail: pendingRow.detail) else { continue }
+            row.setThroughput(flops: workload.flops, bytes: workload.essentialBytes)
+            if pendingRow.target == .reference { referenceMedian = row.medianSeconds }
+            if let referenceMedian, referenceMedian > 0 { row.referenceRatio = row.medianSeconds / referenceMedian }
+            row.peakLiveBytes = pendingRow.statistics.value?.peakLiveBytes
+            row.totalIntermediateBytes = pendingRow.statistics.value?.totalIntermediateBytes
+            if pendingRow.target == .auto, let graph = prepared.planningGraph {
+                // A fresh graph of the same structure: the estimate of the plan the runs used.
+                row.estimatedSeconds = try? ComputePlan(for: graph(), policy: .all).totalEstimatedSeconds
+            }
+            row.peakResidentBytes = MachineProbe.peakResidentBytes()
+            rows.append(row)
+        }
+        return rows
     }
 
     /// A row being measured: its target, its runs, and what its last run reported.
