@@ -3,21 +3,21 @@ import TensorEngine
 
 /// Runs every workload in measure mode and prints how well the cost model ranks and sizes ops.
 ///
-/// Each op's measured time is the median of `runs` measured runs, each after warm-up runs (first-
-/// run costs such as kernel builds and page faults are not the cost model's business). The
-/// runs are rounds over the whole suite, not back-to-back runs of one workload: on a shared
+/// Each op's measured time is the median of `runs` measured runs, each after warm-up runs
+/// (first-run costs such as kernel builds and page faults are not the cost model's business).
+/// The runs are rounds over the whole suite, not back-to-back runs of one workload: on a shared
 /// machine a neighbour's burst slows every op measured while it lasts, and back-to-back runs
-/// would all fall inside it. With
-/// `detail`, a table per backend and op kind follows: how many ops, and the median estimate,
-/// measurement and estimate/measurement ratio, which shows where the model is off and by how
-/// much. With `csvPath`, every op's estimate and measurement is written there as CSV.
+/// would all fall inside it. With `detail`, a table per backend and op kind follows: how many
+/// ops, and the median estimate, measurement and estimate/measurement ratio, which shows where
+/// the model is off and by how much. With `csvPath`, every op's estimate and measurement is
+/// written there as CSV.
 func runQuality(policy: ComputePolicy, runs: Int = 3, detail: Bool = false, csvPath: String? = nil) async {
     var estimated: [BackendKind: [Double]] = [:]
     var measured: [BackendKind: [Double]] = [:]
     var byKind: [String: (estimated: [Double], measured: [Double])] = [:]
     var csv = "backend,workload,index,op,shape,flops,bytes,estimated_seconds,measured_seconds\n"
     print("workload          ops  estimated   measured   planning µs/node (uncached, cached)")
-    // Planning cost and a warm-up run per workload, then the measured rounds.
+    // Planning cost and warm-up runs per workload, then the measured rounds.
     var prepared: [(workload: Workload, graph: @Sendable () -> [Tensor], planning: (uncached: Double, cached: Double))] = []
     for workload in Workload.all {
         do {
@@ -77,7 +77,7 @@ func runQuality(policy: ComputePolicy, runs: Int = 3, detail: Bool = false, csvP
         do {
             try csv.write(toFile: csvPath, atomically: true, encoding: .utf8)
         } catch {
-            print("could not write \(csvPath): \(error)")
+            FileHandle.standardError.write(Data("tensorplan: could not write \(csvPath): \(error)\n".utf8))
         }
     }
     guard detail else { return }
