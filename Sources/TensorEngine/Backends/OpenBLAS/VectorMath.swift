@@ -116,17 +116,24 @@ enum VectorMath {
         q = fma(q, t2, -7.373_329_167_204_68e-03)
         q = fma(q, t2, -1.426_473_905_141_89e-02)
         var result = t * (p * reciprocal(q))
+        // Where erf rounds to ±1 in Float (|x| ≥ 3.9192059, the least such float), the fit is
+        // replaced by it: near the end of its interval the fit is a few ulp short of 1.
+        result.replace(with: 1, where: x .>= 3.919_205_9)
+        result.replace(with: -1, where: x .<= -3.919_205_9)
         result.replace(with: x, where: x .!= x)
         return result
     }
 
     /// `1 / x` for finite, non-zero `x` (the denominators of the rational fits, bounded away from
-    /// zero): the CPU's 12-bit estimate refined by one Newton step, `r + r·(1 - x·r)`, to within
-    /// 2 ulp. A fraction of a division's cost, which dominates `tanh` and `erf` otherwise.
+    /// zero): the CPU's 12-bit estimate refined by two Newton steps, `r + r·(1 - x·r)`, to within
+    /// 1 ulp. A fraction of a division's cost, which dominates `tanh` and `erf` otherwise. One step
+    /// leaves the square of the estimate's error, which depends on the CPU: within 2 ulp on AMD's
+    /// estimate, but up to 3 on Intel's, enough to put `erf` 7 ulp off near its saturation.
     @inline(__always)
     static func reciprocal(_ x: FloatVector) -> FloatVector {
         let estimate = te_reciprocal_estimate8(x)
-        return estimate.addingProduct(estimate, fma(-x, estimate, 1))
+        let refined = estimate.addingProduct(estimate, fma(-x, estimate, 1))
+        return refined.addingProduct(refined, fma(-x, refined, 1))
     }
 
     /// The lane-wise smaller value (`b` where `b < a`). The standard library's `pointwiseMin`
