@@ -87,7 +87,7 @@ package enum ParityHarness {
         } catch {
             return .failed("\(parityCase) on \(policy) [\(kernels)]: failed: \(error)")
         }
-        var tolerance = parityCase.kind.parityTolerance(reductionLength: parityCase.reductionLength)
+        var tolerance = parityCase.tolerance
         if outputType == .float16 { tolerance.relative = max(tolerance.relative, 0x1p-10) }  // one half-precision ulp
         // Accumulated rounding error grows with the size of the summed terms, so for reductions
         // the absolute bound scales with the result's magnitude; elementwise ops are per element.

@@ -19,7 +19,8 @@ public struct Cost: Sendable, Hashable, Codable {
     public var lines: Double
 
     /// Creates a cost.
-    public init(flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0, transferBytes: Double = 0, lines: Double = 0) {
+    public init(flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0,
+                transferBytes: Double = 0, lines: Double = 0) {
         self.flops = flops
         self.bytesRead = bytesRead
         self.bytesWritten = bytesWritten
@@ -45,57 +46,123 @@ public struct Cost: Sendable, Hashable, Codable {
     public static func += (a: inout Cost, b: Cost) { a = a + b }
 }
 
-extension Op {
-    /// The op's cost from its operand and result signatures: the cost formula of the op table.
-    ///
-    /// Views cost nothing. Bytes count each operand and the result once (the ideal traffic a
-    /// bandwidth-bound kernel approaches); FLOPs follow the usual conventions (2·m·n·k for matmul).
-    func cost(inputs: [TensorSignature], output: TensorSignature) -> Cost {
-        let outputElements = Double(output.elementCount)
-        let read = Double(inputs.reduce(0) { $0 + $1.byteCount })
-        let written = Double(output.byteCount)
-        func streaming(_ flopsPerElement: Double, elements: Double) -> Cost {
-            Cost(flops: flopsPerElement * elements, bytesRead: read, bytesWritten: written, launches: 1)
-        }
-        switch self {
-        case .constant, .reshape, .permute, .broadcast, .slice:
-            return .zero
-        case .unary(let op):
-            return streaming(op.flopsPerElement, elements: outputElements)
-        case .binary(let op):
-            return streaming(op.flopsPerElement, elements: outputElements)
-        case .select, .cast, .contiguous, .pad, .concat:
-            return streaming(0, elements: outputElements)
-        case .gather:
-            // Only the gathered slices are read (an embedding lookup touches a few rows of a large
-            // table), besides the indices.
-            let indexBytes = Double(inputs.dropFirst().reduce(0) { $0 + $1.byteCount })
-            return Cost(bytesRead: written + indexBytes, bytesWritten: written, launches: 1)
-        case .reduce, .argReduce:
-            var cost = streaming(1, elements: Double(inputs[0].elementCount))
-            cost.lines = outputElements
-            return cost
-        case .cumulativeSum:
-            return streaming(1, elements: outputElements)
-        case .topK:
-            let n = Double(inputs[0].shape.last ?? 1)
-            return streaming(Swift.max(1, n.squareRoot()), elements: Double(inputs[0].elementCount))
-        case .softmax(let axis), .logSoftmax(let axis):
-            var cost = streaming(14, elements: outputElements)
-            cost.lines = Self.lines(of: output, along: axis)
-            return cost
-        case .layerNorm(let axis, _):
-            var cost = streaming(8, elements: outputElements)
-            cost.lines = Self.lines(of: output, along: axis)
-            return cost
-        case .matmul:
-            let k = Double(inputs[0].shape.last ?? 0)
-            return streaming(2 * k, elements: outputElements)
+/// Which row of a device profile prices a cost: kinds of work that devices do at different rates.
+public enum CostClass: String, Sendable, Hashable, CaseIterable, Codable, CodingKeyRepresentable {
+    /// Streams of elementwise arithmetic (single ops and fused regions).
+    case elementwise
+    /// Reductions along axes.
+    case reduction
+    /// Work along whole lines: softmax, layer norm, scans, top-k.
+    case lineWise
+    /// Matrix products, at a rate that grows with their size.
+    case matmul
+    /// Matrix products with fewer than 16 rows or columns: matrix·vector work, bound by reading
+    /// the matrix.
+    case matrixVector
+    /// Data movement: strided copies, transposes, padding.
+    case movement
+    /// Data movement whose reads and writes come in runs of a cache line or more (a head split, a
+    /// row gather, a concatenation of long rows).
+    case runMovement
+}
+
+/// An op's cost and the profile row that prices it.
+struct OpCost: Sendable, Hashable {
+    var cost: Cost
+    var costClass: CostClass
+
+    static let free = OpCost(cost: .zero, costClass: .elementwise)
+}
+
+/// What a cost rule knows of an operand: its signature, and its layout when the planner can tell.
+struct CostOperand: Sendable {
+    let signature: TensorSignature
+    let layout: Layout?
+}
+
+/// The cost formulas of the op table, one per kind of work.
+///
+/// Bytes count each operand and the result once (the ideal traffic a bandwidth-bound kernel
+/// approaches); FLOPs follow the usual conventions (2·m·n·k for a matrix product).
+enum CostRules {
+    /// Bytes of consecutive memory from which data movement counts as moving runs: one cache line.
+    static let runBytes = 64
+
+    /// Views and sources: nothing.
+    static let free: CostRule = { _, _, _ in .free }
+
+    /// `flopsPerElement` per result element, every operand read once, one launch.
+    static func streaming(_ op: Op, _ inputs: [CostOperand], _ output: TensorSignature, flopsPerElement: Double,
+                          costClass: CostClass) -> OpCost {
+        let read = Double(inputs.reduce(0) { $0 + $1.signature.byteCount })
+        let cost = Cost(flops: flopsPerElement * Double(output.elementCount), bytesRead: read,
+                        bytesWritten: Double(output.byteCount), launches: 1)
+        return OpCost(cost: cost, costClass: costClass)
+    }
+
+    /// An elementwise op: its expression's FLOPs per element.
+    static let elementwise: CostRule = { op, inputs, output in
+        streaming(op, inputs, output, flopsPerElement: op.elementwiseExpression.flops, costClass: .elementwise)
+    }
+
+    /// A reduction: one FLOP per element read, a line per output.
+    static func reduction(flopsPerElement: Double) -> CostRule {
+        { op, inputs, output in
+            var result = streaming(op, inputs, output, flopsPerElement: 0, costClass: .reduction)
+            result.cost.flops = flopsPerElement * Double(inputs.first?.signature.elementCount ?? 0)
+            result.cost.lines = Double(output.elementCount)
+            return result
         }
     }
 
+    /// Work along the lines of the op's axis, `flopsPerElement` per element.
+    static func lines(flopsPerElement: Double) -> CostRule {
+        { op, inputs, output in
+            var result = streaming(op, inputs, output, flopsPerElement: flopsPerElement, costClass: .lineWise)
+            result.cost.lines = lineCount(of: output, along: op.axis)
+            return result
+        }
+    }
+
+    /// A top-k selection: about √n comparisons per element of lines of n.
+    static let topK: CostRule = { op, inputs, output in
+        let input = inputs.first?.signature ?? output
+        let n = Double(input.shape.last ?? 1)
+        var result = streaming(op, inputs, output, flopsPerElement: 0, costClass: .lineWise)
+        result.cost.flops = Swift.max(1, n.squareRoot()) * Double(input.elementCount)
+        return result
+    }
+
+    /// `[..., m, k] · [..., k, n]`: 2·k FLOPs per output; matrix·vector work when m or n is small.
+    static let matmul: CostRule = { op, inputs, output in
+        let k = Double(inputs.first?.signature.shape.last ?? 0)
+        let shape = output.shape
+        let skinny = shape.count >= 2 && Swift.min(shape[shape.count - 2], shape[shape.count - 1]) < 16
+        return streaming(op, inputs, output, flopsPerElement: 2 * k, costClass: skinny ? .matrixVector : .matmul)
+    }
+
+    /// Data movement that copies every result element once; runs of at least ``runBytes`` (as
+    /// `runLength` measures them, in elements) price it at the run rate.
+    static func movement(runLength: @escaping @Sendable (Op, [CostOperand], TensorSignature) -> Int?) -> CostRule {
+        { op, inputs, output in
+            let runs = runLength(op, inputs, output).map { $0 * output.scalarType.byteCount >= runBytes } ?? false
+            return streaming(op, inputs, output, flopsPerElement: 0, costClass: runs ? .runMovement : .movement)
+        }
+    }
+
+    /// A gather reads only the slices it picks (an embedding lookup touches a few rows of a large
+    /// table), besides the indices.
+    static let gather: CostRule = { op, inputs, output in
+        let indexBytes = Double(inputs.dropFirst().reduce(0) { $0 + $1.signature.byteCount })
+        let written = Double(output.byteCount)
+        let inner = inputs.first.map { $0.signature.shape.dropFirst(op.axis + 1).reduce(1, *) } ?? 1
+        let runs = inner * output.scalarType.byteCount >= runBytes
+        return OpCost(cost: Cost(bytesRead: written + indexBytes, bytesWritten: written, launches: 1),
+                      costClass: runs ? .runMovement : .movement)
+    }
+
     /// The number of lines along `axis`: elements / extent (zero when the axis is empty).
-    static func lines(of signature: TensorSignature, along axis: Int) -> Double {
+    static func lineCount(of signature: TensorSignature, along axis: Int) -> Double {
         let shape = signature.shape
         guard shape.indices.contains(axis), shape[axis] > 0 else { return 0 }
         return Double(signature.elementCount / shape[axis])

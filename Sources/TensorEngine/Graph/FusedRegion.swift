@@ -1,22 +1,26 @@
 /// A chain of elementwise ops with one output shape, evaluated in one pass over memory.
 ///
-/// The fusion pass builds regions from the graph; a backend that claims `.fused` evaluates the
-/// whole region per element (or per block) instead of one pass and one temporary per op. The
-/// program is a list of instructions over registers: registers `0..<inputCount` hold the region's
-/// operands, instruction `i` writes register `inputCount + i`, and the last register is the result.
+/// The fusion pass builds regions from the graph; a backend that registers a fused kernel
+/// evaluates the whole region per element (or per block) instead of one pass and one temporary
+/// per op, and any other backend runs the instructions one by one with its elementwise kernels.
+/// The program is a list of instructions over registers: registers `0..<inputCount` hold the
+/// region's operands, instruction `i` writes register `inputCount + i`, and the last register is
+/// the result.
 struct FusedRegion: Sendable, Hashable {
-    enum Instruction: Sendable, Hashable {
-        case unary(UnaryOp, Int)
-        case binary(BinaryOp, Int, Int)
-        case select(Int, Int, Int)
-        case cast(ScalarType, Int)
+    /// One elementwise op of the region and the registers it reads.
+    struct Instruction: Sendable, Hashable {
+        let op: Op
+        let operands: [Int]
     }
 
     /// The scalar types of the operands, in order.
-    var inputTypes: [ScalarType]
-    var instructions: [Instruction]
+    let inputTypes: [ScalarType]
+    let instructions: [Instruction]
     /// The scalar type each instruction produces.
-    var instructionTypes: [ScalarType]
+    let instructionTypes: [ScalarType]
+    /// The hash of the three, made once: regions key the backends' compiled programs and kernels,
+    /// looked up on every run of a plan.
+    private let fingerprint: Int
 
     var inputCount: Int { inputTypes.count }
     var outputType: ScalarType { instructionTypes.last ?? inputTypes.last ?? .float32 }
@@ -26,26 +30,40 @@ struct FusedRegion: Sendable, Hashable {
         register < inputCount ? inputTypes[register] : instructionTypes[register - inputCount]
     }
 
-    /// The ops of the region, for plans and dumps (`multiply+add+relu`).
-    var name: String {
-        instructions.map { instruction in
-            switch instruction {
-            case .unary(let op, _): op.rawValue
-            case .binary(let op, _, _): op.rawValue
-            case .select: "select"
-            case .cast: "cast"
-            }
-        }.joined(separator: "+")
+    /// Instruction `index`'s expression, typed for the registers it reads; `.operand(i)` is its
+    /// i-th operand register.
+    func typedExpression(_ index: Int) -> TypedExpression {
+        let instruction = instructions[index]
+        return instruction.op.elementwiseExpression.typed(operands: instruction.operands.map(type(ofRegister:)))
     }
 
+    /// The ops of the region, for plans and dumps (`multiply+add+relu`).
+    var name: String { instructions.map(\.op.name).joined(separator: "+") }
+
     /// Floating-point operations per output element.
-    var flopsPerElement: Double {
-        instructions.reduce(0) { total, instruction in
-            switch instruction {
-            case .unary(let op, _): total + op.flopsPerElement
-            case .binary(let op, _, _): total + op.flopsPerElement
-            case .select, .cast: total + 1
-            }
-        }
+    var flopsPerElement: Double { instructions.reduce(0) { $0 + $1.op.elementwiseExpression.flops } }
+
+    /// A region of one elementwise op over operands of the given types.
+    init(single op: Op, inputTypes: [ScalarType], outputType: ScalarType) {
+        self.init(inputTypes: inputTypes, instructions: [Instruction(op: op, operands: Array(inputTypes.indices))],
+                  instructionTypes: [outputType])
+    }
+
+    init(inputTypes: [ScalarType], instructions: [Instruction], instructionTypes: [ScalarType]) {
+        self.inputTypes = inputTypes
+        self.instructions = instructions
+        self.instructionTypes = instructionTypes
+        var hasher = Hasher()
+        hasher.combine(inputTypes)
+        hasher.combine(instructions)
+        hasher.combine(instructionTypes)
+        fingerprint = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+    static func == (a: FusedRegion, b: FusedRegion) -> Bool {
+        a.fingerprint == b.fingerprint && a.instructions == b.instructions && a.inputTypes == b.inputTypes
+            && a.instructionTypes == b.instructionTypes
     }
 }

@@ -23,23 +23,15 @@ final class Node: Sendable {
         self.op = op
         self.inputs = inputs
         self.signature = signature
-        self.layout = Node.layout(of: op, inputs: inputs, signature: signature)
+        self.layout = data?.layout ?? Node.layout(of: op, inputs: inputs, signature: signature)
         self.location = location
         self.result = Guarded(data)
     }
 
     private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {
-        switch op {
-        case .reshape(let shape):
-            // The front end inserts a copy before a reshape that cannot be a view.
-            return inputs[0].layout.reshaped(shape) ?? Layout(contiguous: shape)
-        case .permute(let permutation): return inputs[0].layout.permuted(permutation)
-        case .broadcast(let shape): return inputs[0].layout.broadcast(to: shape)
-        case .slice(let dimensions): return inputs[0].layout.sliced(dimensions)
-        case .constant, .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul,
-            .softmax, .logSoftmax, .layerNorm, .contiguous, .pad, .concat, .gather:
-            return Layout(contiguous: signature.shape)
-        }
+        // The front end inserts a copy before a reshape that cannot be a view.
+        guard let input = inputs.first, let viewed = input.layout.viewed(by: op) else { return Layout(contiguous: signature.shape) }
+        return viewed
     }
 
     /// The kept result, if the node is a constant or has been materialized.

@@ -1,84 +1,3 @@
-/// Elementwise operations of one operand.
-enum UnaryOp: String, Sendable, Hashable, CaseIterable {
-    case negate, abs, sign, exp, log, squareRoot, rsqrt, square, reciprocal
-    case sin, cos, tanh, floor, ceil, round, sigmoid, relu, erf
-    case logicalNot
-
-    /// The scalar types the op accepts.
-    var acceptedTypes: ScalarTypeSet {
-        switch self {
-        case .negate, .abs, .sign, .square, .relu: [.float32, .float16, .int32]
-        case .exp, .log, .squareRoot, .rsqrt, .reciprocal, .sin, .cos, .tanh, .floor, .ceil, .round,
-            .sigmoid, .erf:
-            [.float32, .float16]
-        case .logicalNot: [.bool]
-        }
-    }
-
-    /// Floating-point operations per element, for the cost model (transcendentals count as several).
-    var flopsPerElement: Double {
-        switch self {
-        case .negate, .abs, .sign, .square, .relu, .floor, .ceil, .round, .logicalNot: 1
-        case .reciprocal, .squareRoot, .rsqrt: 4
-        case .exp, .log, .sigmoid: 10
-        case .sin, .cos, .tanh, .erf: 16
-        }
-    }
-}
-
-/// Elementwise operations of two operands of the same shape and scalar type.
-enum BinaryOp: String, Sendable, Hashable, CaseIterable {
-    case add, subtract, multiply, divide, pow, minimum, maximum
-    case equal, notEqual, less, lessEqual, greater, greaterEqual
-    case logicalAnd, logicalOr
-
-    /// The scalar types the op accepts for its operands.
-    var acceptedTypes: ScalarTypeSet {
-        switch self {
-        case .add, .subtract, .multiply, .divide, .minimum, .maximum, .less, .lessEqual, .greater,
-            .greaterEqual:
-            [.float32, .float16, .int32]
-        case .pow: [.float32, .float16]
-        case .equal, .notEqual: [.float32, .float16, .int32, .bool]
-        case .logicalAnd, .logicalOr: [.bool]
-        }
-    }
-
-    /// Whether the result is `Bool` rather than the operands' type.
-    var producesBool: Bool {
-        switch self {
-        case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual, .logicalAnd, .logicalOr: true
-        case .add, .subtract, .multiply, .divide, .pow, .minimum, .maximum: false
-        }
-    }
-
-    /// Floating-point operations per element, for the cost model.
-    var flopsPerElement: Double {
-        switch self {
-        case .pow: 20
-        case .divide: 4
-        case .add, .subtract, .multiply, .minimum, .maximum, .equal, .notEqual, .less, .lessEqual,
-            .greater, .greaterEqual, .logicalAnd, .logicalOr:
-            1
-        }
-    }
-}
-
-/// Reductions that combine the values along some axes into one.
-enum ReductionOp: String, Sendable, Hashable, CaseIterable {
-    case sum, mean, max, min, product
-}
-
-/// Reductions that return the index of the extreme value along one axis.
-enum ArgReductionOp: String, Sendable, Hashable, CaseIterable {
-    case argmax, argmin
-}
-
-/// Which of the two results of a top-k selection a node holds.
-enum TopKOutput: String, Sendable, Hashable, CaseIterable {
-    case values, indices
-}
-
 /// One axis of a strided slice: `count` elements starting at `start`, `step` apart (negative steps
 /// walk backwards, as `reversed(alongAxes:)` does).
 struct SliceDimension: Sendable, Hashable {
@@ -93,73 +12,149 @@ struct Padding: Sendable, Hashable {
     var after: Int
 }
 
-/// A primitive operation with its attributes: what a graph node computes.
-///
-/// Every user-facing ``Tensor`` operation records one of these (composite operations such as
-/// `gelu` record several). Attributes are normalised by the front end (axes non-negative and
-/// sorted, shapes validated), so backends trust them.
-enum Op: Sendable, Hashable {
-    /// Data supplied by the user; held by the node, never executed by a backend.
-    case constant
-    case unary(UnaryOp)
-    case binary(BinaryOp)
-    /// `select(mask, whereTrue, whereFalse)`: operands of one shape, the mask `Bool`.
-    case select
-    case cast(ScalarType)
-    case reduce(ReductionOp, axes: [Int], keepRank: Bool)
-    case argReduce(ArgReductionOp, axis: Int, keepRank: Bool)
-    case cumulativeSum(axis: Int)
-    /// The `k` largest values along the last axis, in descending order (ties: lower index first).
-    case topK(k: Int, output: TopKOutput)
-    /// `[..., m, k] · [..., k, n]` with identical batch dimensions (the front end broadcasts them).
-    case matmul
-    case softmax(axis: Int)
-    case logSoftmax(axis: Int)
-    /// `(x - mean) / sqrt(variance + epsilon)` along one axis; scale and bias are composed.
-    case layerNorm(axis: Int, epsilon: Float)
-    /// A view with a new shape of the same element count.
-    case reshape([Int])
-    /// A view with the axes reordered: output axis `i` is input axis `permutation[i]`.
-    case permute([Int])
-    /// A view repeating size-1 axes (and new leading axes) up to a shape, without copying.
-    case broadcast([Int])
-    /// A strided view of a sub-range of every axis.
-    case slice([SliceDimension])
-    /// A row-major copy of a (possibly strided) view.
-    case contiguous
-    case pad([Padding], value: Double)
-    /// Concatenation of all operands along an axis.
-    case concat(axis: Int)
-    /// `gather(values, indices)`: values along `axis` picked by `Int32` indices.
-    case gather(axis: Int)
+/// Which of the two results of a top-k selection a node holds.
+enum TopKOutput: String, Sendable, Hashable, CaseIterable {
+    case values, indices
+}
 
-    /// The table entry this op belongs to.
-    var kind: OpKind {
-        switch self {
-        case .constant: .constant
-        case .unary(let op): .unary(op)
-        case .binary(let op): .binary(op)
-        case .select: .select
-        case .cast: .cast
-        case .reduce(let op, _, _): .reduce(op)
-        case .argReduce(let op, _, _): .argReduce(op)
-        case .cumulativeSum: .cumulativeSum
-        case .topK: .topK
-        case .matmul: .matmul
-        case .softmax: .softmax
-        case .logSoftmax: .logSoftmax
-        case .layerNorm: .layerNorm
-        case .reshape: .reshape
-        case .permute: .permute
-        case .broadcast: .broadcast
-        case .slice: .slice
-        case .contiguous: .contiguous
-        case .pad: .pad
-        case .concat: .concat
-        case .gather: .gather
-        }
+/// The attributes of an op: what, beside its operands, says what it computes. One case per shape
+/// of attributes; the op table says which shape each kind takes (the front end builds ops through
+/// the factories of ``Op``, so a kind always comes with its own shape).
+enum OpAttributes: Sendable, Hashable {
+    case none
+    /// The scalar type of a cast's result.
+    case scalarType(ScalarType)
+    /// Reduced axes (sorted, non-negative) and whether they stay as size-1 axes.
+    case axes([Int], keepRank: Bool)
+    /// The one axis of a line-wise op, a concatenation or a gather.
+    case axis(Int)
+    case normalization(axis: Int, epsilon: Float)
+    case topK(k: Int, output: TopKOutput)
+    /// The result's shape (reshape, broadcast).
+    case shape([Int])
+    /// Output axis `i` is input axis `permutation[i]`.
+    case permutation([Int])
+    case slice([SliceDimension])
+    case padding([Padding], value: Double)
+    case gelu(GELUApproximation)
+}
+
+/// What a graph node computes: an op kind (a row of the op table) and its attributes.
+///
+/// Every user-facing ``Tensor`` operation records one of these. Attributes are normalised by the
+/// front end (axes non-negative and sorted, shapes validated), so backends trust them.
+struct Op: Sendable, Hashable {
+    let kind: OpKind
+    let attributes: OpAttributes
+
+    init(_ kind: OpKind, _ attributes: OpAttributes = .none) {
+        self.kind = kind
+        self.attributes = attributes
     }
+
+    /// The op's row of the table.
+    var descriptor: OpDescriptor { kind.descriptor }
 
     /// The op's name in errors, plans and dumps (`add`, `sum`, `matmul`, ...).
     var name: String { kind.name }
+
+    /// The expression of an elementwise op (`.operand(0)` for other ops, which have none).
+    var elementwiseExpression: ScalarExpression {
+        guard case .elementwise(let definition) = descriptor.semantics else { return .operand(0) }
+        return definition.expression(self)
+    }
+}
+
+// The factories the front end records ops with, one per attribute shape.
+extension Op {
+    static let constant = Op(.constant)
+    static let select = Op(.select)
+    static let matmul = Op(.matmul)
+    static let contiguous = Op(.contiguous)
+
+    static func cast(_ type: ScalarType) -> Op { Op(.cast, .scalarType(type)) }
+    static func reduction(_ kind: OpKind, axes: [Int], keepRank: Bool) -> Op { Op(kind, .axes(axes, keepRank: keepRank)) }
+    static func alongAxis(_ kind: OpKind, _ axis: Int) -> Op { Op(kind, .axis(axis)) }
+    static func layerNorm(axis: Int, epsilon: Float) -> Op { Op(.layerNorm, .normalization(axis: axis, epsilon: epsilon)) }
+    static func topK(k: Int, output: TopKOutput) -> Op { Op(.topK, .topK(k: k, output: output)) }
+    static func reshape(_ shape: [Int]) -> Op { Op(.reshape, .shape(shape)) }
+    static func broadcast(_ shape: [Int]) -> Op { Op(.broadcast, .shape(shape)) }
+    static func permute(_ permutation: [Int]) -> Op { Op(.permute, .permutation(permutation)) }
+    static func slice(_ dimensions: [SliceDimension]) -> Op { Op(.slice, .slice(dimensions)) }
+    static func pad(_ padding: [Padding], value: Double) -> Op { Op(.pad, .padding(padding, value: value)) }
+    static func gelu(_ approximation: GELUApproximation) -> Op { Op(.gelu, .gelu(approximation)) }
+}
+
+// Typed reads of the attributes; each gives a neutral value for an op of another shape, which
+// the front end never builds.
+extension Op {
+    /// The reduced axes, or the one axis of a line-wise op, concatenation or gather.
+    var axes: [Int] {
+        switch attributes {
+        case .axes(let axes, _): axes
+        case .axis(let axis), .normalization(let axis, _): [axis]
+        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu: []
+        }
+    }
+
+    /// The first of ``axes`` (0 when there is none).
+    var axis: Int { axes.first ?? 0 }
+
+    var keepRank: Bool {
+        if case .axes(_, let keepRank) = attributes { return keepRank }
+        return false
+    }
+
+    var epsilon: Float {
+        if case .normalization(_, let epsilon) = attributes { return epsilon }
+        return 0
+    }
+
+    /// A cast's result type.
+    var castType: ScalarType {
+        if case .scalarType(let type) = attributes { return type }
+        return .float32
+    }
+
+    var k: Int {
+        if case .topK(let k, _) = attributes { return k }
+        return 0
+    }
+
+    var topKOutput: TopKOutput {
+        if case .topK(_, let output) = attributes { return output }
+        return .values
+    }
+
+    /// A reshape's or broadcast's result shape.
+    var targetShape: [Int] {
+        if case .shape(let shape) = attributes { return shape }
+        return []
+    }
+
+    var permutation: [Int] {
+        if case .permutation(let permutation) = attributes { return permutation }
+        return []
+    }
+
+    var sliceDimensions: [SliceDimension] {
+        if case .slice(let dimensions) = attributes { return dimensions }
+        return []
+    }
+
+    var padding: [Padding] {
+        if case .padding(let padding, _) = attributes { return padding }
+        return []
+    }
+
+    /// The value a pad writes.
+    var fill: Double {
+        if case .padding(_, let value) = attributes { return value }
+        return 0
+    }
+
+    var geluApproximation: GELUApproximation {
+        if case .gelu(let approximation) = attributes { return approximation }
+        return .none
+    }
 }

@@ -56,13 +56,11 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// The cube edges of the small, medium and large matrix-product probes.
     static let matmulProbeEdges = (small: 64, medium: 192, large: 512)
 
-    /// The rate of a matrix product of `flops` whose output is m×n: the skinny rate when m or n is
-    /// under 16 (matrix·vector work, bound by reading the matrix), else a rate that grows with the
-    /// product's size, piecewise linear in log FLOPs through the calibrated probes and flat beyond
-    /// them. A device reaches its peak only on work enough to fill it: PoCL's kernels run a 64³
-    /// product at 2-4 GFLOP/s, a 128×384×384 one at ~45, and a 512³ one at ~80.
-    func matmulGFLOPS(flops: Double, m: Int, n: Int) -> Double {
-        guard Swift.min(m, n) >= 16 else { return matmulSkinnyGFLOPS }
+    /// The rate of a matrix product of `flops`: a rate that grows with the product's size,
+    /// piecewise linear in log FLOPs through the calibrated probes and flat beyond them. A device
+    /// reaches its peak only on work enough to fill it: PoCL's kernels run a 64³ product at 2-4
+    /// GFLOP/s, a 128×384×384 one at ~45, and a 512³ one at ~80.
+    func matmulGFLOPS(flops: Double) -> Double {
         func point(_ edge: Int, _ gflops: Double) -> (flops: Double, gflops: Double) { (2 * pow(Double(edge), 3), gflops) }
         func between(_ lower: (flops: Double, gflops: Double), _ upper: (flops: Double, gflops: Double)) -> Double {
             lower.gflops + log(flops / lower.flops) / log(upper.flops / lower.flops) * (upper.gflops - lower.gflops)
@@ -76,22 +74,23 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         return flops < medium.flops ? between(small, medium) : between(medium, large)
     }
 
-    /// Seconds the op takes on this device by a roofline estimate: compute and memory time
-    /// overlapped, plus launch latency and, for line-wise ops and reductions, a cost per line.
-    /// `movesRuns`: a data-movement op whose reads and writes come in runs of at least a cache
-    /// line (see `Planner.movesRuns(_:op:)`).
-    /// `operands`: distinct operands an elementwise kernel reads (see ``launchSecondsPerOperand``).
-    func seconds(for cost: Cost, category: OpKind.Category, matmulShape: (m: Int, n: Int, k: Int)? = nil, movesRuns: Bool = false,
-                 operands: Int = 1) -> Double {
+    /// Seconds a cost of this class takes on this device by a roofline estimate: compute and
+    /// memory time overlapped, plus launch latency and, for line-wise ops and reductions, a cost
+    /// per line. `operands`: distinct operands an elementwise kernel reads (see
+    /// ``launchSecondsPerOperand``).
+    func seconds(for cost: Cost, costClass: CostClass, operands: Int = 1) -> Double {
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return 0 }
         let gflops: Double
         let bandwidth: Double
         let launch: Double
         var perLine = 0.0
-        switch category {
+        switch costClass {
         case .matmul:
-            let shape = matmulShape ?? (m: 256, n: 256, k: 256)
-            gflops = matmulGFLOPS(flops: cost.flops, m: shape.m, n: shape.n)
+            gflops = matmulGFLOPS(flops: cost.flops)
+            bandwidth = streamGBPerSecond
+            launch = launchSeconds
+        case .matrixVector:
+            gflops = matmulSkinnyGFLOPS
             bandwidth = streamGBPerSecond
             launch = launchSeconds
         case .reduction:
@@ -104,11 +103,11 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
             bandwidth = lineWiseGBPerSecond ?? reduceGBPerSecond
             launch = lineWiseLaunchSeconds ?? launchSeconds
             perLine = lineWiseSecondsPerLine ?? 0
-        case .dataMovement:
+        case .movement, .runMovement:
             gflops = elementwiseGFLOPS
-            bandwidth = (movesRuns ? runMovementGBPerSecond : nil) ?? movementGBPerSecond ?? streamGBPerSecond
+            bandwidth = (costClass == .runMovement ? runMovementGBPerSecond : nil) ?? movementGBPerSecond ?? streamGBPerSecond
             launch = movementLaunchSeconds ?? launchSeconds
-        case .elementwise, .source, .view:
+        case .elementwise:
             gflops = elementwiseGFLOPS
             bandwidth = streamGBPerSecond
             launch = launchSeconds + Double(Swift.max(0, operands - 1)) * (launchSecondsPerOperand ?? 0)

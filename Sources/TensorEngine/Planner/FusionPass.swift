@@ -70,17 +70,8 @@ enum FusionPass {
             // An operand: a node outside the region, or a fusable one left out by the cap.
             if node !== root, let register = operandRegister[node.id] { return register }
             let arguments = node.inputs.map(emit)
-            let instruction: FusedRegion.Instruction
-            switch node.op {
-            case .unary(let op): instruction = .unary(op, arguments[0])
-            case .binary(let op): instruction = .binary(op, arguments[0], arguments[1])
-            case .select: instruction = .select(arguments[0], arguments[1], arguments[2])
-            case .cast(let type): instruction = .cast(type, arguments[0])
-            case .constant, .reduce, .argReduce, .cumulativeSum, .topK, .matmul, .softmax, .logSoftmax, .layerNorm,
-                .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather:
-                return operandRegister[node.id] ?? 0
-            }
-            instructions.append(instruction)
+            guard node.op.kind.isElementwise else { return operandRegister[node.id] ?? 0 }
+            instructions.append(FusedRegion.Instruction(op: node.op, operands: arguments))
             types.append(node.signature.scalarType)
             let register = operands.count + instructions.count - 1
             registerOf[node.id] = register

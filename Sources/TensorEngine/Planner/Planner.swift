@@ -73,31 +73,42 @@ struct Planner {
             for backend in allowed { seconds[backend.kind] = transferSeconds(source.signature.byteCount, from: .host, to: backend) }
             arrival[source.id] = seconds
         }
-        var options: [(supported: [BackendKind], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost)] = []
+        var options: [(supported: [BackendKind], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [BackendKind])] = []
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
-            let cost = Self.cost(of: candidate)
+            let opCost = Self.cost(of: candidate)
+            var cost = opCost.cost
             var seconds = PerBackend<Double>()
             var total = PerBackend<Double>()
             var supported: [BackendKind] = []
+            var lowered: [BackendKind] = []
             var reasons: [String] = []
             for backend in allowed {
-                switch backend.capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature) {
-                case .supported:
-                    supported.append(backend.kind)
-                    let own = estimate(candidate, cost: cost, on: backend.kind)
-                    seconds[backend.kind] = own
-                    total[backend.kind] = own + candidate.operands.reduce(0.0) { $0 + (arrival[$1.id]?[backend.kind] ?? 0) }
+                let capability = backend.capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature)
+                let own: Double
+                switch capability {
+                case .kernel:
+                    own = estimate(opCost, operands: candidate.operands.count, on: backend.kind)
+                case .lowered(let parts):
+                    own = parts.reduce(0.0) { total, part in
+                        total + estimate(part.op.descriptor.cost(part.op, part.inputs, part.output), operands: part.inputs.count, on: backend.kind)
+                    }
+                    if supported.isEmpty { cost = parts.reduce(Cost.zero) { $0 + $1.op.descriptor.cost($1.op, $1.inputs, $1.output).cost } }
+                    if case .op = candidate.kernel { lowered.append(backend.kind) }
                 case .unsupported(let reason):
                     reasons.append("\(backend.kind): \(reason)")
+                    continue
                 }
+                supported.append(backend.kind)
+                seconds[backend.kind] = own
+                total[backend.kind] = own + candidate.operands.reduce(0.0) { $0 + (arrival[$1.id]?[backend.kind] ?? 0) }
             }
             guard !supported.isEmpty else {
                 throw TensorError(
                     .unsupported, op: candidate.node.op.name, operandShapes: inputs.map(\.shape),
                     message: "no backend allowed by policy \(policy) runs it (\(reasons.joined(separator: "; ")))", location: candidate.node.location)
             }
-            options.append((supported, seconds, total, cost))
+            options.append((supported, seconds, total, cost, lowered))
             var reach = PerBackend<Double>()
             for destination in allowed {
                 reach[destination.kind] = supported.map { producer in
@@ -136,7 +147,7 @@ struct Planner {
             let option = options[index]
             return Decision(
                 backend: chosen[index], estimatedSeconds: option.seconds[chosen[index]] ?? 0, cost: option.cost,
-                supported: option.supported, reason: reason(for: chosen[index], option.supported, option.seconds))
+                supported: option.supported, reason: reason(for: chosen[index], option.supported, option.seconds, lowered: option.lowered))
         }
     }
 
@@ -185,35 +196,47 @@ struct Planner {
         return profiles[device]?.transferSeconds(bytes: Double(bytes)) ?? 0
     }
 
-    func estimate(_ candidate: Candidate, cost: Cost, on kind: BackendKind) -> Double {
-        guard let profile = profiles[kind] else { return 0 }
-        switch candidate.kernel {
-        case .op(let op):
-            let shape = candidate.node.signature.shape
-            let matmulShape: (m: Int, n: Int, k: Int)? = op == .matmul && shape.count >= 2
-                ? (m: shape[shape.count - 2], n: shape[shape.count - 1], k: candidate.operands[0].signature.shape.last ?? 1) : nil
-            return profile.seconds(for: cost, category: op.kind.category, matmulShape: matmulShape, movesRuns: Self.movesRuns(candidate, op: op),
-                                   operands: candidate.operands.count)
-        case .fused:
-            return profile.seconds(for: cost, category: .elementwise, operands: candidate.operands.count)
-        }
+    /// Seconds of a priced cost on a backend's device (0 without a profile).
+    func estimate(_ cost: OpCost, operands: Int, on kind: BackendKind) -> Double {
+        profiles[kind]?.seconds(for: cost.cost, costClass: cost.costClass, operands: operands) ?? 0
     }
 
-    static func cost(of candidate: Candidate) -> Cost {
+    /// The cost of a step from the op table: the op's cost rule, or for a fused region one pass
+    /// over its external bytes (intermediates never touch memory).
+    static func cost(of candidate: Candidate) -> OpCost {
         switch candidate.kernel {
         case .op(let op):
-            return op.cost(inputs: candidate.operands.map(\.signature), output: candidate.node.signature)
+            let operands = candidate.operands.map { CostOperand(signature: $0.signature, layout: layout(of: $0)) }
+            return op.descriptor.cost(op, operands, candidate.node.signature)
         case .fused(let region):
-            // One launch over the region's external bytes: intermediates never touch memory.
             let read = candidate.operands.reduce(0.0) { $0 + Double($1.signature.byteCount) }
-            return Cost(flops: region.flopsPerElement * Double(candidate.node.signature.elementCount), bytesRead: read,
-                        bytesWritten: Double(candidate.node.signature.byteCount), launches: 1)
+            let cost = Cost(flops: region.flopsPerElement * Double(candidate.node.signature.elementCount), bytesRead: read,
+                            bytesWritten: Double(candidate.node.signature.byteCount), launches: 1)
+            return OpCost(cost: cost, costClass: .elementwise)
         }
     }
 
-    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: PerBackend<Double>) -> PlacementReason {
-        if case .only = policy { return PlacementReason(chosen: chosen, policy: policy, alone: []) }
-        return PlacementReason(chosen: chosen, policy: nil, alone: supported.map { ($0, seconds[$0] ?? 0) })
+    /// The layout a node's value will have, from its stored value or the first computed node
+    /// behind its chain of views, through those views; `nil` where a reshape would need a copy.
+    static func layout(of node: Node) -> Layout? {
+        var views: [Op] = []
+        var base = node
+        while base.storedResult == nil, base.op.kind.isView, let input = base.inputs.first {
+            views.append(base.op)
+            base = input
+        }
+        var layout = base.storedResult?.layout ?? Layout(contiguous: base.signature.shape)
+        for view in views.reversed() {
+            guard let viewed = layout.viewed(by: view) else { return nil }
+            layout = viewed
+        }
+        return layout
+    }
+
+    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: PerBackend<Double>,
+                        lowered: [BackendKind]) -> PlacementReason {
+        if case .only = policy { return PlacementReason(chosen: chosen, policy: policy, alone: [], lowered: lowered) }
+        return PlacementReason(chosen: chosen, policy: nil, alone: supported.map { ($0, seconds[$0] ?? 0) }, lowered: lowered)
     }
 }
 
@@ -231,11 +254,14 @@ struct PlacementReason: Sendable, CustomStringConvertible {
     /// Each backend, of those the policy allows, that runs the step, with the step's own estimate
     /// there (copies not counted).
     let alone: [(BackendKind, Double)]
+    /// The backends that run the step as its op's decomposition (no kernel of their own).
+    var lowered: [BackendKind] = []
 
     var description: String {
-        if let policy { return "policy \(policy)" }
-        if alone.count == 1 { return "only \(chosen) supports it" }
-        return "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ")
+        let decomposed = lowered.isEmpty ? "" : "; as its decomposition on " + lowered.map(\.description).joined(separator: ", ")
+        if let policy { return "policy \(policy)" + decomposed }
+        if alone.count == 1 { return "only \(chosen) supports it" + decomposed }
+        return "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ") + decomposed
     }
 }
 

@@ -1,37 +1,25 @@
-/// The backends the engine knows. Each names one implementation of ``Backend``.
-public enum BackendKind: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
-    /// Plain loops over strided data: the reference every other backend is checked against.
-    case naive
-    /// OpenBLAS for matrix products, vectorised multi-threaded Swift for the rest.
-    case openblas
-    /// OpenCL kernels from `kernels/` on an OpenCL device.
-    case opencl
-
-    /// The backend's name, as in plans and `TENSORENGINE_POLICY`.
-    public var description: String { rawValue }
-
-    /// Hashes the case, not its name: a `String` raw value would otherwise be hashed on every
-    /// lookup of the planner's per-backend tables.
-    public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .naive: hasher.combine(0 as UInt8)
-        case .openblas: hasher.combine(1 as UInt8)
-        case .opencl: hasher.combine(2 as UInt8)
-        }
-    }
-}
-
-/// Whether a backend can run an op, and if not, why.
-enum Capability: Sendable, Hashable {
-    case supported
+/// Whether a backend can run a step, how, and if not, why.
+enum Capability: Sendable {
+    /// A registered kernel runs it.
+    case kernel
+    /// It runs as other steps this backend runs: a composite op's decomposition (the parts, for
+    /// costing), or a fused region's instructions one by one.
+    case lowered([LoweredPart])
     case unsupported(reason: String)
 
     var isSupported: Bool {
         switch self {
-        case .supported: true
+        case .kernel, .lowered: true
         case .unsupported: false
         }
     }
+}
+
+/// One op of a composite op's decomposition, with what its cost rule needs.
+struct LoweredPart: Sendable {
+    let op: Op
+    let inputs: [CostOperand]
+    let output: TensorSignature
 }
 
 /// One step a backend runs: a primitive op, or a fused region of elementwise ops.
@@ -40,11 +28,13 @@ enum Kernel: Sendable, Hashable {
     case fused(FusedRegion)
 }
 
-/// A compute backend: the small protocol every backend implements.
+/// A compute backend: an identity, the kernels it registers, and its memory.
 ///
 /// A backend trusts its inputs: the front end has validated shapes and types, and the planner has
 /// asked ``capability(for:inputs:output:)`` first. Outputs are fresh row-major buffers, except for
-/// view ops, which return a new layout over the operand's buffer.
+/// view ops, which return a new layout over the operand's buffer. What a backend runs, and why it
+/// does not run the rest, is read from its ``kernels``; views, composite ops without a kernel and
+/// fused regions without a fused kernel are run here, the same way for every backend.
 protocol Backend: AnyObject, Sendable {
     /// Which backend this is.
     var kind: BackendKind { get }
@@ -52,12 +42,8 @@ protocol Backend: AnyObject, Sendable {
     var deviceName: String { get }
     /// Where its buffers live.
     var memorySpace: MemorySpace { get }
-
-    /// Whether the backend runs the kernel for these operand and result signatures.
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability
-
-    /// Runs a kernel on values in this backend's memory space and returns the result.
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value
+    /// The kernels the backend type registers.
+    static var kernels: KernelRegistry<Self> { get }
 
     /// Copies a host value into this backend's memory space (the identity for host backends).
     func upload(_ value: Value) throws(TensorError) -> Value
@@ -70,23 +56,93 @@ protocol Backend: AnyObject, Sendable {
 }
 
 extension Backend {
-    /// View ops re-describe the operand's memory; every backend shares this implementation.
-    func view(_ op: Op, of input: Value, output: TensorSignature) -> Value? {
-        input.layout.viewed(by: op).map(input.with)
+    /// Whether the backend runs the kernel for these operand and result signatures, and how.
+    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
+        let query = KernelQuery(kernel: kernel, inputs: inputs, output: output)
+        switch kernel {
+        case .fused(let region):
+            switch Self.kernels.fusedKernel(self, query) {
+            case .success: return .kernel
+            case .failure(.conditions(let reason)):
+                // Without a fused kernel for it, the region may still run instruction by instruction.
+                let instructions = instructionsCapability(region, shape: output.shape)
+                return instructions.isSupported ? instructions : .unsupported(reason: reason)
+            case .failure(.notRegistered): return instructionsCapability(region, shape: output.shape)
+            }
+        case .op(let op):
+            switch op.descriptor.semantics {
+            case .source: return .unsupported(reason: "constants are not executed")
+            case .view: return .kernel
+            case .elementwise, .reduction, .primitive:
+                switch Self.kernels.kernel(for: op, self, query) {
+                case .success: return .kernel
+                case .failure(.conditions(let reason)): return .unsupported(reason: reason)
+                case .failure(.notRegistered): return .unsupported(reason: "\(kind) registers no kernel for \(op.name)")
+                }
+            case .composite(let decomposition):
+                if case .success = Self.kernels.kernel(for: op, self, query) { return .kernel }
+                return decompositionCapability(op, decomposition, inputs: inputs)
+            }
+        }
+    }
+
+    /// Runs a kernel on values in this backend's memory space and returns the result.
+    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
+        let query = KernelQuery(kernel: kernel, values: inputs, output: output)
+        switch kernel {
+        case .fused(let region):
+            if case .success(let run) = Self.kernels.fusedKernel(self, query) { return try run(self, region, inputs, output) }
+            return try executeInstructions(region, inputs, output)
+        case .op(let op):
+            switch op.descriptor.semantics {
+            case .source:
+                throw TensorError(.backendFailure, op: op.name, message: "constants carry their data and are never executed")
+            case .view(let layout):
+                guard let input = inputs.first, let viewed = layout(op, input.layout) else {
+                    throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
+                }
+                return input.with(viewed)
+            case .elementwise, .reduction, .primitive:
+                switch Self.kernels.kernel(for: op, self, query) {
+                case .success(let run): return try run(self, op, inputs, output)
+                case .failure(.conditions(let reason)):
+                    throw TensorError(.unsupported, op: op.name, message: "\(kind) does not run it: \(reason)")
+                case .failure(.notRegistered):
+                    throw TensorError(.unsupported, op: op.name, message: "\(kind) registers no kernel for \(op.name)")
+                }
+            case .composite(let decomposition):
+                if case .success(let run) = Self.kernels.kernel(for: op, self, query) { return try run(self, op, inputs, output) }
+                return try executeDecomposition(op, decomposition, inputs)
+            }
+        }
+    }
+
+    /// A region no fused kernel runs goes instruction by instruction, each result a full
+    /// temporary: the reference meaning of fusion.
+    private func executeInstructions(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        var registers = inputs
+        for (index, instruction) in region.instructions.enumerated() {
+            let signature = TensorSignature(shape: output.shape, scalarType: region.instructionTypes[index])
+            registers.append(try execute(.op(instruction.op), inputs: instruction.operands.map { registers[$0] }, output: signature))
+        }
+        guard let last = registers.last, !region.instructions.isEmpty else {
+            throw TensorError(.backendFailure, op: "fused", message: "an empty fused region")
+        }
+        return last
+    }
+
+    private func instructionsCapability(_ region: FusedRegion, shape: [Int]) -> Capability {
+        for (index, instruction) in region.instructions.enumerated() {
+            let inputs = instruction.operands.map { TensorSignature(shape: shape, scalarType: region.type(ofRegister: $0)) }
+            let output = TensorSignature(shape: shape, scalarType: region.instructionTypes[index])
+            if case .unsupported(let reason) = capability(for: .op(instruction.op), inputs: inputs, output: output) {
+                return .unsupported(reason: "\(instruction.op.name) in the region: \(reason)")
+            }
+        }
+        return .kernel
     }
 }
 
-extension Backend {
-    /// The ops no backend computes: a constant is never executed (its node holds the data) and a
-    /// view only re-describes its operand. Every backend routes them here.
-    func executeWithoutKernel(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        if op == .constant {
-            throw TensorError(.backendFailure, op: op.name, message: "constants carry their data and are never executed")
-        }
-        guard let input = inputs.first, let view = view(op, of: input, output: output) else {
-            throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
-        }
-        return view
-    }
+extension Value {
+    var signature: TensorSignature { TensorSignature(shape: shape, scalarType: scalarType) }
 }
-

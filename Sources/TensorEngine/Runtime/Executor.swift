@@ -26,6 +26,20 @@ struct Executor {
 
     /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
     func run(_ plan: Plan, measure: Bool) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
+        let (values, statistics, stepSeconds) = try runSteps(plan, measure: measure)
+        var results: [Value] = []
+        results.reserveCapacity(values.count)
+        for value in values { results.append(try hostResult(value)) }
+        return (results, statistics, stepSeconds)
+    }
+
+    /// Runs the plan and returns the targets' values where the steps left them (a backend's
+    /// memory space, any layout): a composite op's decomposition run inside a backend.
+    func runInPlace(_ plan: Plan) throws(TensorError) -> [Value] {
+        try runSteps(plan, measure: false).values
+    }
+
+    private func runSteps(_ plan: Plan, measure: Bool) throws(TensorError) -> (values: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         var stepSeconds: [Double] = []
         let nodes = plan.nodes
         // Per position: the value a step produced (sources keep theirs on the node) and how many
@@ -97,15 +111,15 @@ struct Executor {
             for operand in step.operands { release(operand) }
         }
 
-        var results: [Value] = []
-        results.reserveCapacity(plan.targets.count)
+        var values: [Value] = []
+        values.reserveCapacity(plan.targets.count)
         for (target, position) in zip(plan.targets, plan.template.targets) {
             guard let value = slots[position].value ?? target.storedResult else {
                 throw TensorError(.backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
             }
-            results.append(try hostResult(value))
+            values.append(value)
         }
-        return (results, statistics, stepSeconds)
+        return (values, statistics, stepSeconds)
     }
 
     /// Moves a value to another backend's memory space through the host.

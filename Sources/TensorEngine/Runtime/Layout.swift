@@ -39,15 +39,8 @@ struct Layout: Sendable, Hashable {
     /// slice for every backend and for the planner's costing. `nil` for a reshape that needs a
     /// copy, and for ops that are not views.
     func viewed(by op: Op) -> Layout? {
-        switch op {
-        case .reshape(let shape): reshaped(shape)
-        case .permute(let permutation): permuted(permutation)
-        case .broadcast(let shape): broadcast(to: shape)
-        case .slice(let dimensions): sliced(dimensions)
-        case .constant, .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul,
-            .softmax, .logSoftmax, .layerNorm, .contiguous, .pad, .concat, .gather:
-            nil
-        }
+        guard case .view(let layout) = op.descriptor.semantics else { return nil }
+        return layout(op, self)
     }
 
     /// The trailing axes that are row-major contiguous (size-1 axes included): how many elements

@@ -1,19 +1,19 @@
 extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
-    static func binary(_ op: BinaryOp, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
+    static func binary(_ kind: OpKind, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
         if let failed = [a, b].first(where: { $0.error != nil }) { return failed }
         guard let shape = Op.broadcastShape(a.shape, b.shape) else {
             return Tensor(failed: TensorError(
-                .shapeMismatch, op: op.rawValue, operandShapes: [a.shape, b.shape],
+                .shapeMismatch, op: kind.name, operandShapes: [a.shape, b.shape],
                 message: "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be broadcast", location: location))
         }
-        return record(.binary(op), [a.broadcastIfNeeded(to: shape, at: location), b.broadcastIfNeeded(to: shape, at: location)], at: location)
+        return record(Op(kind), [a.broadcastIfNeeded(to: shape, at: location), b.broadcastIfNeeded(to: shape, at: location)], at: location)
     }
 
     /// Records a binary op with a scalar operand converted to the tensor's scalar type.
-    static func binary(_ op: BinaryOp, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?) -> Tensor {
+    static func binary(_ kind: OpKind, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?) -> Tensor {
         let s = Tensor.scalar(scalar, a.dtype)
-        return scalarOnLeft ? binary(op, s, a, at: location) : binary(op, a, s, at: location)
+        return scalarOnLeft ? binary(kind, s, a, at: location) : binary(kind, a, s, at: location)
     }
 
     func broadcastIfNeeded(to shape: [Int], at location: SourceLocation?) -> Tensor {
@@ -51,7 +51,7 @@ extension Tensor {
     public static func / (lhs: Float, rhs: Tensor) -> Tensor { binary(.divide, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
 
     /// Negates every element.
-    public static prefix func - (x: Tensor) -> Tensor { record(.unary(.negate), [x], at: nil) }
+    public static prefix func - (x: Tensor) -> Tensor { record(Op(.negate), [x], at: nil) }
 
     /// Adds in place.
     public static func += (lhs: inout Tensor, rhs: Tensor) { lhs = lhs + rhs }

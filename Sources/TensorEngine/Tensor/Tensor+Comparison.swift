@@ -36,7 +36,7 @@ extension Tensor {
     /// Logical or of two `Bool` tensors, with broadcasting.
     public static func .| (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.logicalOr, lhs, rhs, at: nil) }
     /// Logical not of a `Bool` tensor.
-    public static prefix func .! (x: Tensor) -> Tensor { record(.unary(.logicalNot), [x], at: nil) }
+    public static prefix func .! (x: Tensor) -> Tensor { record(Op(.logicalNot), [x], at: nil) }
 
     /// The elements of `other` where `mask` is `true`, and of `self` elsewhere; the three shapes
     /// broadcast together.

@@ -138,7 +138,7 @@ extension Tensor {
             guard let first = signatures.first else {
                 throw RuleViolation(.invalidArgument, "concatenation needs at least one tensor")
             }
-            return .concat(axis: try Tensor.normalize(axis: axis, rank: first.shape.count))
+            return .alongAxis(.concat, try Tensor.normalize(axis: axis, rank: first.shape.count))
         }
     }
 

@@ -111,7 +111,7 @@ extension Tensor {
     /// materialization throw ``TensorError/Kind/indexOutOfRange``.
     public func gathering(atIndices indices: Tensor, alongAxis axis: Int, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.record("gather", [self, indices], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
-            .gather(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+            .alongAxis(.gather, try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
         }
     }
 }

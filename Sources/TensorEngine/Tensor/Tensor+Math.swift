@@ -7,8 +7,8 @@ public enum GELUApproximation: Sendable, Hashable {
 }
 
 extension Tensor {
-    func unary(_ op: UnaryOp, _ file: StaticString, _ line: UInt) -> Tensor {
-        Tensor.record(.unary(op), [self], at: SourceLocation(file, line))
+    func unary(_ kind: OpKind, _ file: StaticString, _ line: UInt) -> Tensor {
+        Tensor.record(Op(kind), [self], at: SourceLocation(file, line))
     }
 
     /// The absolute value of each element.
@@ -46,29 +46,13 @@ extension Tensor {
     /// The error function of each element.
     public func erf(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.erf, file, line) }
 
-    /// SiLU (swish): `x · sigmoid(x)`, composed from primitives.
-    public func silu(file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        let location = SourceLocation(file, line)
-        return Tensor.binary(.multiply, self, sigmoid(file: file, line: line), at: location)
-    }
+    /// SiLU (swish): `x · sigmoid(x)`.
+    public func silu(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.silu, file, line) }
 
-    /// GELU, exact (erf) by default or with the tanh approximation; composed from primitives so a
-    /// fused elementwise region evaluates it in one pass.
+    /// GELU, exact (`0.5·x·(1 + erf(x/√2))`) by default or with the tanh approximation; one
+    /// elementwise op, fused with its neighbours.
     public func gelu(approximation: GELUApproximation = .none, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        let location = SourceLocation(file, line)
-        let x = self
-        switch approximation {
-        case .none:
-            let inner = Tensor.binary(.multiply, x, scalar: 0.5.squareRoot(), at: location).erf(file: file, line: line)
-            let onePlus = Tensor.binary(.add, inner, scalar: 1, at: location)
-            return Tensor.binary(.multiply, Tensor.binary(.multiply, x, scalar: 0.5, at: location), onePlus, at: location)
-        case .tanh:
-            let cube = Tensor.binary(.multiply, x.squared(file: file, line: line), x, at: location)
-            let sum = Tensor.binary(.add, x, Tensor.binary(.multiply, cube, scalar: 0.044715, at: location), at: location)
-            let inner = Tensor.binary(.multiply, sum, scalar: (2 / Double.pi).squareRoot(), at: location).tanh(file: file, line: line)
-            let onePlus = Tensor.binary(.add, inner, scalar: 1, at: location)
-            return Tensor.binary(.multiply, Tensor.binary(.multiply, x, scalar: 0.5, at: location), onePlus, at: location)
-        }
+        Tensor.record(.gelu(approximation), [self], at: SourceLocation(file, line))
     }
 
     /// The tensor converted to another scalar type (floats to integers truncate toward zero and

@@ -28,14 +28,14 @@ extension Tensor {
     /// `exp(x) / sum(exp(x))` along an axis, computed stably (the maximum is subtracted first).
     public func softmax(alongAxis axis: Int = -1, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.record("softmax", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
-            .softmax(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+            .alongAxis(.softmax, try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
         }
     }
 
     /// `log(softmax(x))` along an axis, computed stably.
     public func logSoftmax(alongAxis axis: Int = -1, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.record("logSoftmax", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
-            .logSoftmax(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+            .alongAxis(.logSoftmax, try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
         }
     }
 

@@ -1,8 +1,10 @@
 extension Tensor {
-    func reduce(_ op: ReductionOp, axes: [Int]?, keepRank: Bool, _ file: StaticString, _ line: UInt) -> Tensor {
-        Tensor.record(op.rawValue, [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+    /// Records a reduction along `axes` (every axis when `nil`), normalising them.
+    func reduce(_ kind: OpKind, axes: [Int]?, keepRank: Bool, _ file: StaticString = #fileID, _ line: UInt = #line) -> Tensor {
+        Tensor.record(kind.name, [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
             let rank = signatures[0].shape.count
-            return .reduce(op, axes: try axes.map { a throws(RuleViolation) in try Tensor.normalize(axes: a, rank: rank) } ?? Array(0..<rank), keepRank: keepRank)
+            let normalized = try axes.map { a throws(RuleViolation) in try Tensor.normalize(axes: a, rank: rank) } ?? Array(0..<rank)
+            return .reduction(kind, axes: normalized, keepRank: keepRank)
         }
     }
 
@@ -49,16 +51,14 @@ extension Tensor {
 
     /// The population variance (NumPy's default, `ddof = 0`) along the given axes.
     public func variance(alongAxes axes: Int..., keepRank: Bool = false, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        let location = SourceLocation(file, line)
-        let centered = Tensor.binary(.subtract, self, reduce(.mean, axes: axes, keepRank: true, file, line), at: location)
-        return centered.squared(file: file, line: line).reduce(.mean, axes: axes, keepRank: keepRank, file, line)
+        reduce(.variance, axes: axes, keepRank: keepRank, file, line)
     }
 
-    func argReduce(_ op: ArgReductionOp, axis: Int?, keepRank: Bool, _ file: StaticString, _ line: UInt) -> Tensor {
+    func argReduce(_ kind: OpKind, axis: Int?, keepRank: Bool, _ file: StaticString, _ line: UInt) -> Tensor {
         let location = SourceLocation(file, line)
         let source = axis == nil ? flattened(file: file, line: line) : self
-        return Tensor.record(op.rawValue, [source], at: location) { signatures throws(RuleViolation) in
-            .argReduce(op, axis: try Tensor.normalize(axis: axis ?? 0, rank: signatures[0].shape.count), keepRank: keepRank)
+        return Tensor.record(kind.name, [source], at: location) { signatures throws(RuleViolation) in
+            .reduction(kind, axes: [try Tensor.normalize(axis: axis ?? 0, rank: signatures[0].shape.count)], keepRank: keepRank)
         }
     }
 
@@ -83,7 +83,7 @@ extension Tensor {
     /// The running sum along an axis.
     public func cumulativeSum(alongAxis axis: Int, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.record("cumulativeSum", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
-            .cumulativeSum(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+            .alongAxis(.cumulativeSum, try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
         }
     }
 

@@ -8,16 +8,7 @@ final class DeliberatelyWrongBackend: Backend {
     var deviceName: String { "deliberately wrong" }
     var memorySpace: MemorySpace { .host }
 
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
-        naive.capability(for: kernel, inputs: inputs, output: output)
-    }
-    func upload(_ value: Value) throws(TensorError) -> Value { value }
-    func download(_ value: Value) throws(TensorError) -> Value { value }
-    func synchronize() throws(TensorError) {}
-
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
-        let result = try naive.execute(kernel, inputs: inputs, output: output)
-        if case .op(let op) = kernel, op.kind.isView { return result }
+    static let kernels: KernelRegistry<DeliberatelyWrongBackend> = NaiveBackend.kernels.mapped(backend: { $0.naive }) { _, result throws(TensorError) in
         if result.scalarType == .float32, result.layout.elementCount > 0 {
             let elements = try HostElements(result)
             let offset = result.layout.offset
@@ -25,4 +16,8 @@ final class DeliberatelyWrongBackend: Backend {
         }
         return result
     }
+
+    func upload(_ value: Value) throws(TensorError) -> Value { value }
+    func download(_ value: Value) throws(TensorError) -> Value { value }
+    func synchronize() throws(TensorError) {}
 }

@@ -13,11 +13,11 @@ struct ParityTests {
     @Test("every op has parity cases")
     func everyOpIsCovered() {
         for kind in OpKind.allCases where kind != .constant {
-            #expect(!kind.parityCases.isEmpty, "\(kind) has no parity cases")
+            #expect(!kind.parityCases.isEmpty, "\(kind.name) has no parity cases")
         }
     }
 
-    @Test("op matches the reference", arguments: OpKind.allParityCases)
+    @Test("op matches the reference", arguments: ParityCase.all)
     func matchesReference(_ parityCase: ParityCase) {
         for policy in Self.policies {
             if let failure = ParityHarness.mismatch(parityCase, policy: policy) {
@@ -29,7 +29,7 @@ struct ParityTests {
     @Test("the harness catches a deliberately wrong backend")
     func catchesWrongBackend() {
         let wrong: [any Backend] = [DeliberatelyWrongBackend()]
-        let floatCases = OpKind.allParityCases.filter { parityCase in
+        let floatCases = ParityCase.all.filter { parityCase in
             parityCase.inputs.allSatisfy { $0.type == .float32 && $0.shape.reduce(1, *) > 0 && $0.values == .mixed }
                 && parityCase.build(parityCase.makeInputs(seed: 1)).dtype == .float32
                 && !parityCase.kind.isView

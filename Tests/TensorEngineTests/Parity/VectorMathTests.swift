@@ -72,11 +72,11 @@ struct VectorMathTests {
         #expect(worst.error <= 4 * Float.ulpOfOne, "worst \(worst.error) at \(worst.at)")
     }
 
-    @Test func reciprocalIsWithinOneUlp() {
+    @Test func reciprocalIsWithinTwoUlps() {
         var values: [Float] = []
         var x: Float = 1e-30
         while x < 1e30 { values.append(x); x *= 1.001 }
         let worst = Self.worstRelativeError(values + values.map { -$0 }, VectorMath.reciprocal) { 1 / $0 }
-        #expect(worst.error <= Float.ulpOfOne, "worst \(worst.error) at \(worst.at)")
+        #expect(worst.error <= 2 * Float.ulpOfOne, "worst \(worst.error) at \(worst.at)")
     }
 }

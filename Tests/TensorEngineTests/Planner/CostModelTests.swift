@@ -9,6 +9,11 @@ struct CostModelTests {
         TensorSignature(shape: shape, scalarType: type)
     }
 
+    /// The op table's cost of `op` on operands of these signatures (layouts unknown).
+    static func cost(_ op: Op, _ inputs: [TensorSignature], _ output: TensorSignature) -> OpCost {
+        op.descriptor.cost(op, inputs.map { CostOperand(signature: $0, layout: nil) }, output)
+    }
+
     /// A product's rate grows with its size: the calibrated rates at the probes' sizes, linear in
     /// log FLOPs between them, flat beyond; products with a dimension under 16 take the skinny rate.
     @Test func matrixProductRatesFollowTheProbes() {
@@ -17,44 +22,52 @@ struct CostModelTests {
         func cube(_ edge: Double) -> Double { 2 * edge * edge * edge }
         // Without a medium rate: 64³ → 10, 512³ → 100; 128³ lies a third of the way in log FLOPs
         // (a factor 8 of 512 in FLOPs).
-        #expect(profile.matmulGFLOPS(flops: cube(64), m: 64, n: 64) == 10)
-        #expect(abs(profile.matmulGFLOPS(flops: cube(128), m: 128, n: 128) - 40) < 1e-9)
-        #expect(profile.matmulGFLOPS(flops: cube(512), m: 512, n: 512) == 100)
-        #expect(profile.matmulGFLOPS(flops: cube(8), m: 16, n: 16) == 10, "below the small probe: flat")
-        #expect(profile.matmulGFLOPS(flops: cube(4096), m: 4096, n: 4096) == 100, "above the large probe: flat")
-        #expect(profile.matmulGFLOPS(flops: cube(512), m: 15, n: 4096) == 5, "skinny")
+        #expect(profile.matmulGFLOPS(flops: cube(64)) == 10)
+        #expect(abs(profile.matmulGFLOPS(flops: cube(128)) - 40) < 1e-9)
+        #expect(profile.matmulGFLOPS(flops: cube(512)) == 100)
+        #expect(profile.matmulGFLOPS(flops: cube(8)) == 10, "below the small probe: flat")
+        #expect(profile.matmulGFLOPS(flops: cube(4096)) == 100, "above the large probe: flat")
+        // A product with a dimension under 16 is matrix·vector work, priced at the skinny rate.
+        let skinny = Self.cost(.matmul, [Self.signature([15, 512]), Self.signature([512, 4096])], Self.signature([15, 4096]))
+        #expect(skinny.costClass == .matrixVector)
+        #expect(Self.cost(.matmul, [Self.signature([16, 8]), Self.signature([8, 16])], Self.signature([16, 16])).costClass == .matmul)
+        #expect(profile.seconds(for: Cost(flops: 5e9), costClass: .matrixVector) == 1, "5 GFLOP at 5 GFLOP/s")
         // With a medium rate at 192³: 64³…192³ is a factor 27 in FLOPs, so 128³ (a factor 8) is
         // log 8 / log 27 = 0.631 of the way from 10 to 70; 192³ → 70 exactly.
         profile.matmulMediumGFLOPS = 70
-        #expect(abs(profile.matmulGFLOPS(flops: cube(192), m: 192, n: 192) - 70) < 1e-9)
-        #expect(abs(profile.matmulGFLOPS(flops: cube(128), m: 128, n: 128) - (10 + 60 * log(8) / log(27))) < 1e-9)
+        #expect(abs(profile.matmulGFLOPS(flops: cube(192)) - 70) < 1e-9)
+        #expect(abs(profile.matmulGFLOPS(flops: cube(128)) - (10 + 60 * log(8) / log(27))) < 1e-9)
         // The seconds of a 256³ product: its FLOPs at the interpolated rate, plus the launch.
         profile.launchSeconds = 1e-5
         let product = Cost(flops: cube(256), bytesRead: 0, bytesWritten: 0, launches: 1)
         let rate = 70 + 30 * log(cube(256) / cube(192)) / log(cube(512) / cube(192))
-        let seconds = profile.seconds(for: product, category: .matmul, matmulShape: (m: 256, n: 256, k: 256))
+        let seconds = profile.seconds(for: product, costClass: .matmul)
         #expect(abs(seconds - (cube(256) / (rate * 1e9) + 1e-5)) < 1e-12)
     }
 
     @Test func lineWiseOpsAndReductionsCountTheirLines() {
         let x = Self.signature([4, 6, 8])
         // Softmax along the middle axis: 4 · 8 rows of 6.
-        #expect(Op.softmax(axis: 1).cost(inputs: [x], output: x).lines == 32)
-        #expect(Op.layerNorm(axis: 2, epsilon: 1e-5).cost(inputs: [x], output: x).lines == 24)
+        #expect(Self.cost(.alongAxis(.softmax, 1), [x], x).cost.lines == 32)
+        #expect(Self.cost(.layerNorm(axis: 2, epsilon: 1e-5), [x], x).cost.lines == 24)
         // A reduction has one line per output.
         let reduced = Self.signature([4, 8])
-        #expect(Op.reduce(.sum, axes: [1], keepRank: false).cost(inputs: [x], output: reduced).lines == 32)
+        #expect(Self.cost(.reduction(.sum, axes: [1], keepRank: false), [x], reduced).cost.lines == 32)
         // Elementwise ops have none; an empty softmax axis has no lines.
-        #expect(Op.unary(.exp).cost(inputs: [x], output: x).lines == 0)
+        #expect(Self.cost(Op(.exp), [x], x).cost.lines == 0)
         let empty = Self.signature([4, 0])
-        #expect(Op.softmax(axis: 1).cost(inputs: [empty], output: empty).lines == 0)
+        #expect(Self.cost(.alongAxis(.softmax, 1), [empty], empty).cost.lines == 0)
+        // An elementwise op's FLOPs are its expression's: exp is 10 per element, sigmoid (negate,
+        // exp, add, divide) 16.
+        #expect(Self.cost(Op(.exp), [x], x).cost.flops == 10 * 192)
+        #expect(Self.cost(Op(.sigmoid), [x], x).cost.flops == 16 * 192)
     }
 
     @Test func gatherReadsOnlyTheGatheredSlices() {
         // 3 rows of a [30000, 384] table: 3 · 384 floats and 3 indices read, not the table.
         let table = Self.signature([30_000, 384])
         let indices = Self.signature([3], .int32)
-        let cost = Op.gather(axis: 0).cost(inputs: [table, indices], output: Self.signature([3, 384]))
+        let cost = Self.cost(.alongAxis(.gather, 0), [table, indices], Self.signature([3, 384])).cost
         #expect(cost.bytesRead == Double(3 * 384 * 4 + 3 * 4))
         #expect(cost.bytesWritten == Double(3 * 384 * 4))
     }
@@ -64,14 +77,12 @@ struct CostModelTests {
     @Test func movementInRunsIsToldApartFromTransposes() throws {
         func candidate(_ tensor: Tensor) throws -> Planner.Candidate {
             let plan = try PlannerTests.planner(policy: .only(.openblas)).plan(targets: [tensor].compactMap(\.node))
-            let step = try #require(plan.steps.last { if case .op(let op) = plan.kernel(of: $0) { op.kind.category == .dataMovement } else { false } })
+            let step = try #require(plan.steps.last { if case .op(let op) = plan.kernel(of: $0) { op.kind.descriptor.category == .dataMovement } else { false } })
             return Planner.Candidate(node: plan.node(of: step), kernel: plan.kernel(of: step), operands: step.operands.map { plan.nodes[$0] },
                                      absorbed: step.absorbed.map { plan.nodes[$0] })
         }
         func runs(_ tensor: Tensor) throws -> Bool {
-            let step = try candidate(tensor)
-            guard case .op(let op) = step.kernel else { return false }
-            return Planner.movesRuns(step, op: op)
+            Planner.cost(of: try candidate(tensor)).costClass == .runMovement
         }
         let heads = Tensor(randomNormal: [8, 12, 32], seed: 1)
         #expect(try runs(heads.transposed(permutation: [1, 0, 2]).reshaped(to: [12 * 8 * 32])))
@@ -86,20 +97,20 @@ struct CostModelTests {
         var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 10, launch: 0, link: nil)
         profile.movementGBPerSecond = 1
         let cost = Cost(bytesRead: 1e9, bytesWritten: 0, launches: 1)
-        #expect(profile.seconds(for: cost, category: .dataMovement, movesRuns: true) == 1)
+        #expect(profile.seconds(for: cost, costClass: .runMovement) == 1)
         profile.runMovementGBPerSecond = 4
-        #expect(profile.seconds(for: cost, category: .dataMovement, movesRuns: true) == 0.25)
-        #expect(profile.seconds(for: cost, category: .dataMovement, movesRuns: false) == 1)
+        #expect(profile.seconds(for: cost, costClass: .runMovement) == 0.25)
+        #expect(profile.seconds(for: cost, costClass: .movement) == 1)
     }
 
     /// Each operand of an elementwise launch beyond the first adds the profile's cost per operand.
     @Test func elementwiseLaunchesPayPerOperand() {
         var profile = PlannerTests.profile(.opencl, gflops: 1e9, bandwidth: 1e9, launch: 1e-5, link: nil)
         let cost = Cost(bytesRead: 0, bytesWritten: 0, launches: 1)
-        #expect(profile.seconds(for: cost, category: .elementwise, operands: 32) == 1e-5)
+        #expect(profile.seconds(for: cost, costClass: .elementwise, operands: 32) == 1e-5)
         profile.launchSecondsPerOperand = 2e-6
-        #expect(abs(profile.seconds(for: cost, category: .elementwise, operands: 32) - (1e-5 + 31 * 2e-6)) < 1e-12)
-        #expect(profile.seconds(for: cost, category: .elementwise, operands: 1) == 1e-5)
+        #expect(abs(profile.seconds(for: cost, costClass: .elementwise, operands: 32) - (1e-5 + 31 * 2e-6)) < 1e-12)
+        #expect(profile.seconds(for: cost, costClass: .elementwise, operands: 1) == 1e-5)
     }
 
     @Test func perLineCostsAddToLineWiseAndReductionEstimates() {
@@ -109,10 +120,10 @@ struct CostModelTests {
         profile.reductionSecondsPerLine = 5e-7
         let cost = Cost(bytesRead: 1e9, bytesWritten: 0, launches: 1, lines: 1000)
         // 1 GB at 1 GB/s, plus 1000 lines, plus the category's own launch.
-        #expect(abs(profile.seconds(for: cost, category: .lineWise) - (1 + 1e-3 + 2e-5)) < 1e-12)
-        #expect(abs(profile.seconds(for: cost, category: .reduction) - (1 + 5e-4 + 1e-5)) < 1e-12)
+        #expect(abs(profile.seconds(for: cost, costClass: .lineWise) - (1 + 1e-3 + 2e-5)) < 1e-12)
+        #expect(abs(profile.seconds(for: cost, costClass: .reduction) - (1 + 5e-4 + 1e-5)) < 1e-12)
         // Elementwise work pays no per-line cost.
-        #expect(abs(profile.seconds(for: cost, category: .elementwise) - (1 + 1e-5)) < 1e-12)
+        #expect(abs(profile.seconds(for: cost, costClass: .elementwise) - (1 + 1e-5)) < 1e-12)
     }
 
     @Test func calibrationSeparatesPerLineCostFromBandwidth() {

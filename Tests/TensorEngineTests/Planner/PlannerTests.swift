@@ -15,15 +15,21 @@ final class SyntheticDevice: Backend {
         self.lacks = lacks
     }
 
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
-        switch kernel {
-        case .op(let op): lacks.contains(op.kind) || op == .constant ? .unsupported(reason: "synthetic gap") : .supported
-        case .fused: .supported
+    static let kernels: KernelRegistry<SyntheticDevice> = {
+        var registry = KernelRegistry<SyntheticDevice>()
+        let gap = KernelCondition<SyntheticDevice> { device, query in
+            guard case .op(let op) = query.kernel, device.lacks.contains(op.kind) else { return nil }
+            return "synthetic gap"
         }
-    }
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
-        throw TensorError(.backendFailure, op: "synthetic", message: "planning only")
-    }
+        registry.register(OpKind.allCases, when: gap) { _, _, _, _ throws(TensorError) in
+            throw TensorError(.backendFailure, op: "synthetic", message: "planning only")
+        }
+        registry.registerFused { _, _, _, _ throws(TensorError) in
+            throw TensorError(.backendFailure, op: "synthetic", message: "planning only")
+        }
+        return registry
+    }()
+
     func upload(_ value: Value) throws(TensorError) -> Value { value }
     func download(_ value: Value) throws(TensorError) -> Value { value }
     func synchronize() throws(TensorError) {}
@@ -87,11 +93,24 @@ struct PlannerTests {
 
     @Test func anOpOnlyOneBackendHasGoesThere() throws {
         let a = Tensor(zeros: [1024, 1024])
+        let result = try plan([a.matmul(a).cumulativeSum(alongAxis: -1)], Self.planner(gpuLacks: [.cumulativeSum]))
+        let scan = try #require(result.operations.first { $0.op == "cumulativeSum" })
+        #expect(scan.deviceUsage.preferred == .openblas)
+        #expect(scan.deviceUsage.supported == [.openblas])
+        #expect(scan.reason == "only openblas supports it")
+    }
+
+    /// A composite op a backend has no kernel for still runs there, as its decomposition, which
+    /// the planner costs as the ops it is made of.
+    @Test func aCompositeOpWithoutAKernelRunsAsItsDecomposition() throws {
+        let a = Tensor(zeros: [1024, 1024])
         let result = try plan([a.matmul(a).softmax()], Self.planner(gpuLacks: [.softmax]))
         let softmax = try #require(result.operations.first { $0.op == "softmax" })
-        #expect(softmax.deviceUsage.preferred == .openblas)
-        #expect(softmax.deviceUsage.supported == [.openblas])
-        #expect(softmax.reason == "only openblas supports it")
+        #expect(softmax.deviceUsage.supported == [.openblas, .opencl])
+        #expect(softmax.reason.contains("as its decomposition on opencl"), "\(softmax.reason)")
+        // Without the primitives its decomposition needs, the backend cannot run it at all.
+        let without = try plan([a.matmul(a).softmax()], Self.planner(gpuLacks: [.softmax, .exp]))
+        #expect(try #require(without.operations.first { $0.op == "softmax" }).deviceUsage.supported == [.openblas])
     }
 
     @Test func policiesAreObeyed() throws {

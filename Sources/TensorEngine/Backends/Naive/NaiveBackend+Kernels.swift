@@ -1,29 +1,10 @@
 extension NaiveBackend {
-    /// Calls `body` once per element with the operands, the output, and the element's offset in
-    /// each operand followed by its offset in the output.
-    func elementwise(
-        _ op: Op, _ inputs: [Value], _ output: TensorSignature,
-        _ body: ([HostElements], HostElements, [Int]) -> Void
-    ) throws(TensorError) -> Value {
-        let (result, out) = try allocate(output, for: op.name)
-        var elements: [HostElements] = []
-        for input in inputs { elements.append(try HostElements(input)) }
-        let offsets = inputs.map { $0.layout.elementOffsets() }
-        var current = [Int](repeating: 0, count: inputs.count + 1)
-        for index in 0..<output.elementCount {
-            for operand in inputs.indices { current[operand] = offsets[operand][index] }
-            current[inputs.count] = index
-            body(elements, out, current)
-        }
-        return result
-    }
-
     /// Offsets of the input grouped by line along `axis`, with the matching output offsets.
     func lines(
-        _ op: Op, axis: Int, _ input: Value, _ output: TensorSignature,
+        _ name: String, axis: Int, _ input: Value, _ output: TensorSignature,
         _ body: (HostElements, HostElements, ArraySlice<Int>, ArraySlice<Int>) -> Void
     ) throws(TensorError) -> Value {
-        let (result, out) = try allocate(output, for: op.name)
+        let (result, out) = try allocate(output, for: name)
         let x = try HostElements(input)
         let order = input.layout.shape.indices.filter { $0 != axis } + [axis]
         let source = input.layout.permuted(order).elementOffsets()
@@ -36,41 +17,36 @@ extension NaiveBackend {
         return result
     }
 
-    func reduce(_ reduction: ReductionOp, axes: [Int], _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
-        let (result, out) = try allocate(output, for: reduction.rawValue)
+    /// Sums, means and products in `Double` (wrapping `Int32` for integers), extremes with NaN
+    /// winning; or the first index of the extreme along the one reduced axis.
+    func reduce(_ op: Op, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        guard case .reduction(let definition) = op.descriptor.semantics else {
+            throw TensorError(.backendFailure, op: op.name, message: "not a reduction")
+        }
+        if definition.result == .index { return try indexOfExtreme(op, definition.monoid, input, output) }
+        let (result, out) = try allocate(output, for: op.name)
         let x = try HostElements(input)
+        let axes = op.axes
         let kept = input.shape.indices.filter { !axes.contains($0) }
         let offsets = input.layout.permuted(kept + axes).elementOffsets()
         let inner = axes.reduce(1) { $0 * input.shape[$1] }
+        let monoid = definition.monoid
         for index in 0..<output.elementCount {
             let group = inner == 0 ? [] : offsets[index * inner..<(index + 1) * inner]
             if x.type.isFloatingPoint {
-                let values = group.map { Double(x.float($0)) }
-                let value: Double = switch reduction {
-                case .sum: values.reduce(0, +)
-                case .mean: values.reduce(0, +) / Double(values.count)
-                case .product: values.reduce(1, *)
-                case .max: values.contains(where: \.isNaN) ? .nan : (values.max() ?? -.infinity)
-                case .min: values.contains(where: \.isNaN) ? .nan : (values.min() ?? .infinity)
-                }
-                out.setFloat(Float(value), index)
+                let total = group.reduce(monoid.identity) { monoid.combine($0, Double(x.float($1))) }
+                out.setFloat(Float(definition.result == .mean ? total / Double(group.count) : total), index)
             } else {
-                let values = group.map { x.int($0) }
-                let value: Int32 = switch reduction {
-                case .sum, .mean: values.reduce(0, &+)
-                case .product: values.reduce(1, &*)
-                case .max: values.max() ?? .min
-                case .min: values.min() ?? .max
-                }
-                out.setInt(value, index)
+                out.setInt(group.reduce(monoid.integerIdentity) { monoid.combine($0, x.int($1)) }, index)
             }
         }
         return result
     }
 
-    func argReduce(_ arg: ArgReductionOp, axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
-        let (result, out) = try allocate(output, for: arg.rawValue)
+    private func indexOfExtreme(_ op: Op, _ monoid: ReductionMonoid, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: op.name)
         let x = try HostElements(input)
+        let axis = op.axis
         let order = input.shape.indices.filter { $0 != axis } + [axis]
         let offsets = input.layout.permuted(order).elementOffsets()
         let length = input.shape[axis]
@@ -80,7 +56,8 @@ extension NaiveBackend {
             var bestValue = value(offsets[index * length])
             for position in 1..<Swift.max(length, 1) where !bestValue.isNaN {
                 let candidate = value(offsets[index * length + position])
-                if candidate.isNaN || (arg == .argmax ? candidate > bestValue : candidate < bestValue) {
+                // A strictly better value replaces the best one (the first extreme wins).
+                if candidate.isNaN || (candidate != bestValue && monoid.combine(candidate, bestValue) == candidate) {
                     best = position
                     bestValue = candidate
                 }
@@ -187,25 +164,5 @@ extension NaiveBackend {
             }
         }
         return result
-    }
-
-    /// Evaluates a fused region op by op, with a full temporary per instruction: the reference
-    /// meaning of fusion, whatever other backends do in one pass.
-    func fused(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        var registers = inputs
-        for (index, instruction) in region.instructions.enumerated() {
-            let signature = TensorSignature(shape: output.shape, scalarType: region.instructionTypes[index])
-            let value: Value = switch instruction {
-            case .unary(let op, let a): try execute(.op(.unary(op)), inputs: [registers[a]], output: signature)
-            case .binary(let op, let a, let b): try execute(.op(.binary(op)), inputs: [registers[a], registers[b]], output: signature)
-            case .select(let m, let a, let b): try execute(.op(.select), inputs: [registers[m], registers[a], registers[b]], output: signature)
-            case .cast(let type, let a): try execute(.op(.cast(type)), inputs: [registers[a]], output: signature)
-            }
-            registers.append(value)
-        }
-        guard let last = registers.last else {
-            throw TensorError(.backendFailure, op: "fused", message: "an empty fused region")
-        }
-        return last
     }
 }

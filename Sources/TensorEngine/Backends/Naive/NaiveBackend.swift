@@ -3,29 +3,43 @@ import Foundation
 /// The reference backend: every primitive op as plain loops over strided data.
 ///
 /// Written for clarity, not speed: it walks views through explicit element offsets and accumulates
-/// sums in `Double`. It is the specification the other backends are checked against.
+/// sums in `Double`. It is the specification the other backends are checked against: elementwise
+/// ops evaluate their table expressions element by element, and composite ops always run as their
+/// decompositions (it registers no faster kernel for any).
 final class NaiveBackend: Backend {
     var kind: BackendKind { .naive }
     var deviceName: String { "host CPU (reference loops)" }
     var memorySpace: MemorySpace { .host }
 
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
-        switch kernel {
-        case .op(.constant): .unsupported(reason: "constants are not executed")
-        case .op, .fused: .supported
-        }
-    }
-
     func upload(_ value: Value) throws(TensorError) -> Value { value }
     func download(_ value: Value) throws(TensorError) -> Value { value }
     func synchronize() throws(TensorError) {}
 
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
-        switch kernel {
-        case .fused(let region): return try fused(region, inputs, output)
-        case .op(let op): return try execute(op, inputs, output)
+    static let kernels: KernelRegistry<NaiveBackend> = {
+        var registry = KernelRegistry<NaiveBackend>()
+        registry.register(OpKind.kinds(in: .elementwise)) { backend, op, inputs, output throws(TensorError) in
+            try backend.elementwise(op, inputs, output)
         }
-    }
+        registry.register(OpKind.reductions) { backend, op, inputs, output throws(TensorError) in
+            try backend.reduce(op, inputs[0], output)
+        }
+        registry.register(.cumulativeSum) { backend, op, inputs, output throws(TensorError) in
+            try backend.cumulativeSum(axis: op.axis, inputs[0], output)
+        }
+        registry.register(.topK) { backend, op, inputs, output throws(TensorError) in
+            try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)
+        }
+        registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in try backend.matmul(inputs[0], inputs[1], output) }
+        registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in try backend.copy(inputs[0], output) }
+        registry.register(.pad) { backend, op, inputs, output throws(TensorError) in
+            try backend.pad(op.padding, op.fill, inputs[0], output)
+        }
+        registry.register(.concat) { backend, op, inputs, output throws(TensorError) in try backend.concat(axis: op.axis, inputs, output) }
+        registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
+            try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
+        }
+        return registry
+    }()
 
     /// A fresh row-major host value for a result.
     func allocate(_ signature: TensorSignature, for op: String) throws(TensorError) -> (Value, HostElements) {
@@ -34,82 +48,56 @@ final class NaiveBackend: Backend {
         return (value, HostElements(buffer, signature.scalarType))
     }
 
-    private func execute(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        switch op {
-        case .constant, .reshape, .permute, .broadcast, .slice:
-            return try executeWithoutKernel(op, inputs, output)
-        case .unary(let unary):
-            return try elementwise(op, inputs, output) { x, o, i in
-                if x[0].type.isFloatingPoint { o.setFloat(unary.apply(x[0].float(i[0])), i[1]) } else { o.setInt(unary.apply(x[0].int(i[0])), i[1]) }
+    /// Any elementwise op: its table expression, element by element.
+    func elementwise(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: op.name)
+        let compiled = ScalarEvaluator.compile(op.elementwiseExpression.typed(operands: inputs.map(\.scalarType)))
+        var elements: [HostElements] = []
+        for input in inputs { elements.append(try HostElements(input)) }
+        let offsets = inputs.map { $0.layout.elementOffsets() }
+        let isFloat = inputs.map(\.scalarType.isFloatingPoint)
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: max(1, inputs.count))
+        let integers = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, inputs.count))
+        defer {
+            floats.deallocate()
+            integers.deallocate()
+        }
+        let registers = ScalarEvaluator.Registers(floats: floats, integers: integers)
+        for index in 0..<output.elementCount {
+            for operand in inputs.indices {
+                let offset = offsets[operand][index]
+                if isFloat[operand] { floats[operand] = elements[operand].float(offset) } else { integers[operand] = elements[operand].int(offset) }
             }
-        case .binary(let binary):
-            return try elementwise(op, inputs, output) { x, o, i in
-                if x[0].type.isFloatingPoint {
-                    o.setFloat(binary.apply(x[0].float(i[0]), x[1].float(i[1])), i[2])
+            switch compiled {
+            case .float(let value): out.setFloat(value(registers), index)
+            case .integer(let value): out.setInt(value(registers), index)
+            }
+        }
+        return result
+    }
+
+    /// A row-major copy of a (possibly strided) view.
+    func copy(_ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "contiguous")
+        let x = try HostElements(input)
+        for (index, offset) in input.layout.elementOffsets().enumerated() { out.copy(from: x, offset, to: index) }
+        return result
+    }
+
+    /// The running sum along an axis, in `Double` (wrapping `Int32` for integers).
+    func cumulativeSum(axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        try lines("cumulativeSum", axis: axis, input, output) { x, o, source, destination in
+            var running = 0.0
+            var runningInt: Int32 = 0
+            for (s, d) in zip(source, destination) {
+                if x.type.isFloatingPoint {
+                    running += Double(x.float(s))
+                    o.setFloat(Float(running), d)
                 } else {
-                    o.setInt(binary.apply(x[0].int(i[0]), x[1].int(i[1])), i[2])
+                    runningInt &+= x.int(s)
+                    o.setInt(runningInt, d)
                 }
             }
-        case .select:
-            return try elementwise(op, inputs, output) { x, o, i in
-                o.copy(from: x[0].int(i[0]) != 0 ? x[1] : x[2], x[0].int(i[0]) != 0 ? i[1] : i[2], to: i[3])
-            }
-        case .cast:
-            return try elementwise(op, inputs, output) { x, o, i in
-                if x[0].type.isFloatingPoint { o.setFloat(x[0].float(i[0]), i[1]) } else { o.setInt(x[0].int(i[0]), i[1]) }
-            }
-        case .contiguous:
-            return try elementwise(op, inputs, output) { x, o, i in o.copy(from: x[0], i[0], to: i[1]) }
-        case .reduce(let reduction, let axes, _):
-            return try reduce(reduction, axes: axes, inputs[0], output)
-        case .argReduce(let arg, let axis, _):
-            return try argReduce(arg, axis: axis, inputs[0], output)
-        case .cumulativeSum(let axis):
-            return try lines(op, axis: axis, inputs[0], output) { x, o, source, destination in
-                var running = 0.0
-                var runningInt: Int32 = 0
-                for (s, d) in zip(source, destination) {
-                    if x.type.isFloatingPoint {
-                        running += Double(x.float(s))
-                        o.setFloat(Float(running), d)
-                    } else {
-                        runningInt &+= x.int(s)
-                        o.setInt(runningInt, d)
-                    }
-                }
-            }
-        case .topK(let k, let part):
-            return try topK(k: k, part: part, inputs[0], output)
-        case .softmax(let axis), .logSoftmax(let axis):
-            let logarithmic = if case .logSoftmax = op { true } else { false }
-            return try lines(op, axis: axis, inputs[0], output) { x, o, source, destination in
-                let values = source.map { Double(x.float($0)) }
-                let maximum = values.max() ?? 0
-                let total = values.reduce(0) { $0 + Foundation.exp($1 - maximum) }
-                for (value, d) in zip(values, destination) {
-                    o.setFloat(Float(logarithmic ? value - maximum - Foundation.log(total) : Foundation.exp(value - maximum) / total), d)
-                }
-            }
-        case .layerNorm(let axis, let epsilon):
-            return try lines(op, axis: axis, inputs[0], output) { x, o, source, destination in
-                let values = source.map { Double(x.float($0)) }
-                let count = Double(Swift.max(values.count, 1))
-                let mean = values.reduce(0, +) / count
-                let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / count
-                // Accurate in Double, but in Float's range: a variance past Float's largest value
-                // is infinite, as in every float32 kernel, and the row normalises to zeros.
-                let scale = 1 / (Double(Float(variance)) + Double(epsilon)).squareRoot()
-                for (value, d) in zip(values, destination) { o.setFloat(Float((value - mean) * scale), d) }
-            }
-        case .matmul:
-            return try matmul(inputs[0], inputs[1], output)
-        case .pad(let padding, let fill):
-            return try pad(padding, fill, inputs[0], output)
-        case .concat(let axis):
-            return try concat(axis: axis, inputs, output)
-        case .gather(let axis):
-            return try gather(axis: axis, inputs[0], inputs[1], output)
         }
     }
 }
-

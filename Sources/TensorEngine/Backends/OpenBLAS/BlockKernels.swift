@@ -68,30 +68,30 @@ enum BlockKernels {
         storeTail(F.apply(loadTail(x + i, n - i)), out + i, n - i)
     }
 
-    static func unary(_ op: UnaryOp, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
-        switch op {
-        case .negate: map(n, x, out) { -$0 }
-        case .abs: map(n, x, out) { VectorMath.abs($0) }
-        case .sign: map(VectorFunctions.Sign.self, n, x, out)
-        case .exp: map(VectorFunctions.Exp.self, n, x, out)
-        case .squareRoot: map(n, x, out) { $0.squareRoot() }
-        case .rsqrt: map(n, x, out) { 1 / $0.squareRoot() }
-        case .square: map(n, x, out) { $0 * $0 }
-        case .reciprocal: map(n, x, out) { 1 / $0 }
-        case .tanh: map(VectorFunctions.Tanh.self, n, x, out)
-        case .floor: map(n, x, out) { $0.rounded(.down) }
-        case .ceil: map(n, x, out) { $0.rounded(.up) }
-        case .round: map(n, x, out) { $0.rounded(.toNearestOrEven) }
-        case .sigmoid: map(VectorFunctions.Sigmoid.self, n, x, out)
-        case .relu: map(VectorFunctions.Relu.self, n, x, out)
-        case .erf: map(VectorFunctions.Erf.self, n, x, out)
-        case .logicalNot: map(n, x, out) { VectorMath.indicator($0 .== 0) }
-        case .log, .sin, .cos:
-            for i in 0..<n { out[i] = op.apply(x[i]) }
+    /// Runs one step of a host program over `n` elements of its registers into `out`.
+    static func run(_ step: VectorStep, _ registers: UnsafeMutableBufferPointer<UnsafePointer<Float>>,
+                    _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch step {
+        case .negate(let a): map(n, registers[a], out) { -$0 }
+        case .absolute(let a): map(n, registers[a], out) { VectorMath.abs($0) }
+        case .arithmetic(let op, let a, let b): arithmetic(op, registers[a], registers[b], out, n)
+        case .compare(let comparison, let a, let b): compare(comparison, registers[a], registers[b], out, n)
+        case .select(let m, let a, let b): select(registers[m], registers[a], registers[b], out, n)
+        case .math(let function, let a, let b): math(function, registers[a], registers[b], out, n)
+        case .fast(let path, let a):
+            switch path {
+            case .relu: map(VectorFunctions.Relu.self, n, registers[a], out)
+            case .sigmoid: map(VectorFunctions.Sigmoid.self, n, registers[a], out)
+            case .sign: map(VectorFunctions.Sign.self, n, registers[a], out)
+            }
+        case .multiplyAdd(let a, let b, let c): multiplyAdd(registers[a], registers[b], registers[c], out, n)
+        case .indicator(let a): map(n, registers[a], out) { VectorMath.indicator($0 .!= 0) }
+        case .copy(let a): out.update(from: registers[a], count: n)
         }
     }
 
-    static func binary(_ op: BinaryOp, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+    static func arithmetic(_ op: ArithmeticOperator, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                           _ out: UnsafeMutablePointer<Float>, _ n: Int) {
         switch op {
         case .add: map(n, a, b, out) { $0 + $1 }
         case .subtract: map(n, a, b, out) { $0 - $1 }
@@ -99,16 +99,36 @@ enum BlockKernels {
         case .divide: map(n, a, b, out) { $0 / $1 }
         case .minimum: map(n, a, b, out) { VectorMath.propagatingNaN(VectorMath.lesser($0, $1), $0, $1) }
         case .maximum: map(n, a, b, out) { VectorMath.propagatingNaN(VectorMath.greater($0, $1), $0, $1) }
+        }
+    }
+
+    static func compare(_ comparison: Comparison, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                        _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch comparison {
         case .equal: map(n, a, b, out) { VectorMath.indicator($0 .== $1) }
         case .notEqual: map(n, a, b, out) { VectorMath.indicator($0 .!= $1) }
         case .less: map(n, a, b, out) { VectorMath.indicator($0 .< $1) }
         case .lessEqual: map(n, a, b, out) { VectorMath.indicator($0 .<= $1) }
         case .greater: map(n, a, b, out) { VectorMath.indicator($0 .> $1) }
         case .greaterEqual: map(n, a, b, out) { VectorMath.indicator($0 .>= $1) }
-        case .logicalAnd: map(n, a, b, out) { VectorMath.indicator(($0 .!= 0) .& ($1 .!= 0)) }
-        case .logicalOr: map(n, a, b, out) { VectorMath.indicator(($0 .!= 0) .| ($1 .!= 0)) }
-        case .pow:
-            for i in 0..<n { out[i] = op.apply(a[i], b[i]) }
+        }
+    }
+
+    /// A math function: vectorised where `VectorMath` has it, else the C library's per element.
+    static func math(_ function: MathFunction, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                     _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        switch function {
+        case .exp: map(VectorFunctions.Exp.self, n, a, out)
+        case .tanh: map(VectorFunctions.Tanh.self, n, a, out)
+        case .erf: map(VectorFunctions.Erf.self, n, a, out)
+        case .sqrt: map(n, a, out) { $0.squareRoot() }
+        case .floor: map(n, a, out) { $0.rounded(.down) }
+        case .ceil: map(n, a, out) { $0.rounded(.up) }
+        case .rint: map(n, a, out) { $0.rounded(.toNearestOrEven) }
+        case .trunc: map(n, a, out) { $0.rounded(.towardZero) }
+        case .exp2, .expm1, .log, .log2, .log10, .log1p, .cbrt, .sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh,
+            .asinh, .acosh, .atanh, .erfc, .pow, .atan2, .fmod, .hypot, .copysign:
+            for i in 0..<n { out[i] = function.evaluate(a[i], b[i]) }
         }
     }
 
@@ -126,8 +146,18 @@ enum BlockKernels {
         }
     }
 
-    static func select(_ mask: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
-        for i in 0..<n { out[i] = mask[i] != 0 ? a[i] : b[i] }
+    static func select(_ mask: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                       _ out: UnsafeMutablePointer<Float>, _ n: Int) {
+        let vectorEnd = n & ~7
+        var i = 0
+        while i < vectorEnd {
+            store(load(b + i).replacing(with: load(a + i), where: load(mask + i) .!= 0), out + i)
+            i &+= 8
+        }
+        while i < n {
+            out[i] = mask[i] != 0 ? a[i] : b[i]
+            i += 1
+        }
     }
 }
 

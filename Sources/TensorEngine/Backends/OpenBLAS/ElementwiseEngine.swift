@@ -4,10 +4,10 @@ import CIntrinsics
 ///
 /// The output is cut into blocks of ``blockSize`` elements. For each block, operands are read
 /// straight from memory when row-major, or gathered from their strided view into a block-long
-/// slot. The block is then evaluated strip by strip (``stripSize`` elements): every step (an
-/// instruction, or a multiply and the add it feeds, see ``ElementwiseStep``) runs as a vector loop
-/// over the strip, its result in a strip-long slot that stays in L1, and the last one writes the
-/// output. Intermediates never leave the core's caches, and the reads of the
+/// slot. The block is then evaluated strip by strip (``stripSize`` elements): every step of the
+/// region's ``HostProgram`` (a node of an instruction's expression, a hand-tuned op, or a multiply
+/// and the add it feeds) runs as a vector loop over the strip, its result in a strip-long slot
+/// that stays in L1, and the last one writes the output. Intermediates never leave the core's caches, and the reads of the
 /// inputs are spread evenly over the arithmetic instead of coming in bursts that the
 /// arithmetic-only instructions between them cannot hide. Registers hold `Float`; `Bool` values
 /// are 0 or 1. Large outputs are split across threads.
@@ -43,12 +43,6 @@ struct ElementwiseEngine {
 
     let region: FusedRegion
 
-    /// Whether every register of the region is `Float` or `Bool` (the types this engine holds).
-    static func supports(_ region: FusedRegion) -> Bool {
-        let types = region.inputTypes + region.instructionTypes
-        return types.allSatisfy { $0 == .float32 || $0 == .bool }
-    }
-
     /// How a worker reads one operand for a block.
     private enum OperandSource {
         /// Row-major floats, read in place.
@@ -62,6 +56,8 @@ struct ElementwiseEngine {
     }
 
     func run(inputs: [Value], output: UnsafeMutableRawPointer, count: Int) throws(TensorError) {
+        let program = HostPrograms.program(for: region)
+        let flops = max(1, Int(program.flopsPerElement))
         var sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)] = []
         for input in inputs {
             guard let buffer = input.buffer as? HostBuffer else {
@@ -69,19 +65,17 @@ struct ElementwiseEngine {
             }
             sources.append((UnsafeRawPointer(buffer.pointer), input.layout, input.scalarType))
         }
-        let flops = max(1, Int(region.flopsPerElement))
         let workers = Parallel.workerCount(forElements: count, costPerElement: max(1, flops / 4))
         // Small outputs (scalars, short rows) need only as much scratch as they have elements.
         let block = max(1, min(Self.blockSize, count))
         let strip = min(Self.stripSize, block)
         let floatOutput = region.outputType == .float32
-        let steps = ElementwiseStep.steps(of: region)
         let streaming = floatOutput && count >= Self.streamingOutputElements && Int(bitPattern: output) % 32 == 0
         // More pieces than workers, taken in turn by whichever worker is free: a core the machine
         // lends elsewhere for a while then delays only its current piece, not half the output.
         let pieces = workers == 1 ? 1 : Swift.max(workers, Swift.min(workers * Self.piecesPerWorker, count / Self.minimumPieceElements))
         Parallel.forEachRange(count, parts: pieces, alignment: Self.blockSize) { range in
-            let worker = Worker(region: region, steps: steps, sources: sources, block: block, strip: strip)
+            let worker = Worker(program: program, sources: sources, block: block, strip: strip)
             defer { worker.deallocate() }
             var start = range.lowerBound
             while start < range.upperBound {
@@ -138,28 +132,27 @@ struct ElementwiseEngine {
     /// One worker's scratch and operand bookkeeping: block-long slots for the operands that are
     /// gathered or constant, strip-long slots for the instructions' results.
     private struct Worker {
-        let steps: [(step: ElementwiseStep, register: Int)]
+        let steps: [(step: VectorStep, register: Int)]
         let inputCount: Int
         let operands: [OperandSource]
         let scratch: UnsafeMutablePointer<Float>
         let inputSlotStride: Int
         /// Where each register's current values start: an operand's for the current block (a
-        /// strip adds its offset), an instruction's strip slot.
+        /// strip adds its offset), a literal's or a step's strip slot.
         let registers: UnsafeMutableBufferPointer<UnsafePointer<Float>>
-        /// The registers as one strip's instructions read them.
+        /// The registers for the current strip.
         let stripRegisters: UnsafeMutableBufferPointer<UnsafePointer<Float>>
 
-        init(region: FusedRegion, steps: [(step: ElementwiseStep, register: Int)],
-             sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)], block: Int, strip: Int) {
-            self.steps = steps
-            inputCount = region.inputCount
+        init(program: HostProgram, sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)], block: Int, strip: Int) {
+            steps = program.steps
+            inputCount = program.inputCount
             inputSlotStride = block + ElementwiseEngine.slotPadding
             let stripSlotStride = strip + ElementwiseEngine.slotPadding
-            let registerCount = inputCount + region.instructions.count
-            scratch = .allocate(capacity: inputCount * inputSlotStride + steps.count * stripSlotStride)
-            registers = .allocate(capacity: registerCount)
+            let stripSlotCount = program.literals.count + program.steps.count
+            scratch = .allocate(capacity: inputCount * inputSlotStride + stripSlotCount * stripSlotStride)
+            registers = .allocate(capacity: program.registerCount)
             registers.initialize(repeating: UnsafePointer(scratch))
-            stripRegisters = .allocate(capacity: registerCount)
+            stripRegisters = .allocate(capacity: program.registerCount)
             stripRegisters.initialize(repeating: UnsafePointer(scratch))
             var operands: [OperandSource] = []
             for (index, source) in sources.enumerated() {
@@ -185,11 +178,17 @@ struct ElementwiseEngine {
                 }
             }
             self.operands = operands
-            let stripSlots = scratch + inputCount * inputSlotStride
-            for (index, step) in steps.enumerated() {
-                let slot = UnsafePointer(stripSlots + index * stripSlotStride)
-                registers[step.register] = slot
-                stripRegisters[step.register] = slot
+            var stripSlot = scratch + inputCount * inputSlotStride
+            for (register, value) in program.literals {
+                stripSlot.update(repeating: value, count: strip)
+                registers[register] = UnsafePointer(stripSlot)
+                stripRegisters[register] = UnsafePointer(stripSlot)
+                stripSlot += stripSlotStride
+            }
+            for (_, register) in steps {
+                registers[register] = UnsafePointer(stripSlot)
+                stripRegisters[register] = UnsafePointer(stripSlot)
+                stripSlot += stripSlotStride
             }
         }
 
@@ -225,7 +224,7 @@ struct ElementwiseEngine {
             let last = steps.count - 1
             for (index, (step, register)) in steps.enumerated() {
                 let target = index == last ? output ?? UnsafeMutablePointer(mutating: registers[register]) : UnsafeMutablePointer(mutating: registers[register])
-                ElementwiseEngine.apply(step, stripRegisters, target, count)
+                BlockKernels.run(step, stripRegisters, target, count)
                 stripRegisters[register] = UnsafePointer(target)
             }
             return stripRegisters[steps[last].register]
@@ -234,24 +233,6 @@ struct ElementwiseEngine {
         @inline(__always)
         private static func load(_ pointer: UnsafeRawPointer, _ type: ScalarType, _ offset: Int) -> Float {
             type == .bool ? (pointer.assumingMemoryBound(to: Bool.self)[offset] ? 1 : 0) : pointer.assumingMemoryBound(to: Float.self)[offset]
-        }
-    }
-
-    private static func apply(_ step: ElementwiseStep, _ registers: UnsafeMutableBufferPointer<UnsafePointer<Float>>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
-        let instruction: FusedRegion.Instruction
-        switch step {
-        case .instruction(let single): instruction = single
-        case .multiplyAdd(let a, let b, let c):
-            BlockKernels.multiplyAdd(registers[a], registers[b], registers[c], out, n)
-            return
-        }
-        switch instruction {
-        case .unary(let op, let a): BlockKernels.unary(op, registers[a], out, n)
-        case .binary(let op, let a, let b): BlockKernels.binary(op, registers[a], registers[b], out, n)
-        case .select(let m, let a, let b): BlockKernels.select(registers[m], registers[a], registers[b], out, n)
-        case .cast(let type, let a):
-            // Between Float and Bool registers: to Bool is `!= 0` (NaN is true), to Float is 0/1.
-            if type == .bool { BlockKernels.map(n, registers[a], out) { VectorMath.indicator($0 .!= 0) } } else { out.update(from: registers[a], count: n) }
         }
     }
 }

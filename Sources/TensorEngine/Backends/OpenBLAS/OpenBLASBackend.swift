@@ -4,9 +4,11 @@ import COpenBLAS
 /// The fast CPU backend: OpenBLAS for matrix products, vectorised multi-threaded Swift for the rest.
 ///
 /// It shares host memory with the naive backend, so moving a value between the two costs nothing.
-/// It claims `Float` compute ops, fused regions of `Float`/`Bool` registers, and data movement of
-/// every scalar type; `Float16` and `Int32` arithmetic, `cumulativeSum` and `topK` it reports as
-/// unsupported, and the planner places those on the naive backend.
+/// It registers `Float` compute kernels (softmax, log-softmax and layer norm as row kernels), fused
+/// regions of `Float`/`Bool` registers, casts and data movement of every scalar type; it has no
+/// kernel for `Float16` and `Int32` arithmetic, `cumulativeSum` or `topK`, and the planner places
+/// those on the naive backend (composite ops it has no kernel for, such as `variance`, run as
+/// their decompositions here).
 final class OpenBLASBackend: Backend {
     var kind: BackendKind { .openblas }
     let deviceName: String
@@ -24,86 +26,62 @@ final class OpenBLASBackend: Backend {
     func download(_ value: Value) throws(TensorError) -> Value { value }
     func synchronize() throws(TensorError) {}
 
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
-        let floatOnly: Capability = inputs.allSatisfy({ $0.scalarType == .float32 })
-            ? .supported : .unsupported(reason: "only float32 is vectorised; other types use the reference loops")
-        switch kernel {
-        case .fused(let region):
-            return ElementwiseEngine.supports(region) ? .supported : .unsupported(reason: "float16 and int32 arithmetic is not vectorised")
-        case .op(let op):
-            switch op {
-            case .constant: return .unsupported(reason: "constants are not executed")
-            case .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather: return .supported
-            case .unary, .binary, .select:
-                let types = inputs.map(\.scalarType) + [output.scalarType]
-                return types.allSatisfy({ $0 == .float32 || $0 == .bool }) ? .supported : .unsupported(reason: "float16 and int32 arithmetic is not vectorised")
-            case .cast: return .supported
-            case .reduce, .argReduce, .matmul, .softmax, .logSoftmax, .layerNorm: return floatOnly
-            case .cumulativeSum, .topK: return .unsupported(reason: "not implemented here; the reference loops serve")
-            }
+    static let kernels: KernelRegistry<OpenBLASBackend> = {
+        var registry = KernelRegistry<OpenBLASBackend>()
+        let hostRegisters = KernelCondition<OpenBLASBackend> { _, query in
+            query.allTypes(in: [.float32, .bool]) ? nil : "float16 and int32 arithmetic is not vectorised"
         }
-    }
-
-    /// A one-instruction region for a single elementwise op.
-    static func region(_ instruction: FusedRegion.Instruction, _ inputs: [TensorSignature], _ output: TensorSignature) -> FusedRegion {
-        FusedRegion(inputTypes: inputs.map(\.scalarType), instructions: [instruction], instructionTypes: [output.scalarType])
-    }
+        registry.registerFused(when: KernelCondition { _, query in
+            guard case .fused(let region) = query.kernel, !HostProgram.supports(region) else { return nil }
+            return "float16 and int32 arithmetic is not vectorised"
+        }) { backend, region, inputs, output throws(TensorError) in
+            try backend.fused(region, inputs, output)
+        }
+        // Casts between any types by a plain conversion loop; the rest of the elementwise ops
+        // through the engine as one-instruction regions.
+        registry.register(.cast) { backend, op, inputs, output throws(TensorError) in try backend.cast(inputs[0], to: op.castType, output) }
+        registry.register(OpKind.elementwise, when: hostRegisters) { backend, op, inputs, output throws(TensorError) in
+            try backend.fused(FusedRegion(single: op, inputTypes: inputs.map(\.scalarType), outputType: output.scalarType), inputs, output)
+        }
+        registry.register(OpKind.reductions, when: .float32) { backend, op, inputs, output throws(TensorError) in
+            try backend.reduce(op, inputs[0], output)
+        }
+        registry.register(.softmax, when: .float32) { backend, op, inputs, output throws(TensorError) in
+            try backend.lines(op, inputs[0], output) { RowKernels.softmax($0, $1, $2, logarithmic: false) }
+        }
+        registry.register(.logSoftmax, when: .float32) { backend, op, inputs, output throws(TensorError) in
+            try backend.lines(op, inputs[0], output) { RowKernels.softmax($0, $1, $2, logarithmic: true) }
+        }
+        registry.register(.layerNorm, when: .float32) { backend, op, inputs, output throws(TensorError) in
+            let epsilon = op.epsilon
+            return try backend.lines(op, inputs[0], output) { RowKernels.layerNorm($0, $1, $2, epsilon: epsilon) }
+        }
+        registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
+            try backend.matmul(inputs[0], inputs[1], output)
+        }
+        registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in
+            let (result, buffer) = try backend.allocate(output, for: "contiguous")
+            StridedCopy.copy(try OpenBLASBackend.pointer(inputs[0]), inputs[0].layout, to: buffer.pointer, elementSize: output.scalarType.byteCount)
+            return result
+        }
+        registry.register(.pad) { backend, op, inputs, output throws(TensorError) in try backend.pad(op.padding, op.fill, inputs[0], output) }
+        registry.register(.concat) { backend, op, inputs, output throws(TensorError) in try backend.concat(axis: op.axis, inputs, output) }
+        registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
+            try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
+        }
+        return registry
+    }()
 
     func allocate(_ signature: TensorSignature, for op: String) throws(TensorError) -> (Value, HostBuffer) {
         let buffer = try HostBuffer(byteCount: signature.byteCount, op: op)
         return (Value(buffer: buffer, layout: Layout(contiguous: signature.shape), scalarType: signature.scalarType), buffer)
     }
 
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
-        switch kernel {
-        case .fused(let region):
-            let (result, buffer) = try allocate(output, for: "fused")
-            try ElementwiseEngine(region: region).run(inputs: inputs, output: buffer.pointer, count: output.elementCount)
-            return result
-        case .op(let op):
-            return try execute(op, inputs, output)
-        }
-    }
-
-    private func execute(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        switch op {
-        case .constant, .reshape, .permute, .broadcast, .slice:
-            return try executeWithoutKernel(op, inputs, output)
-        case .unary(let unary):
-            return try elementwise(.unary(unary, 0), inputs, output)
-        case .binary(let binary):
-            return try elementwise(.binary(binary, 0, 1), inputs, output)
-        case .select:
-            return try elementwise(.select(0, 1, 2), inputs, output)
-        case .cast(let type):
-            return try cast(inputs[0], to: type, output)
-        case .contiguous:
-            let (result, buffer) = try allocate(output, for: op.name)
-            StridedCopy.copy(try Self.pointer(inputs[0]), inputs[0].layout, to: buffer.pointer, elementSize: output.scalarType.byteCount)
-            return result
-        case .reduce(let reduction, let axes, _):
-            return try reduce(reduction, axes: axes, inputs[0], output)
-        case .argReduce(let arg, let axis, _):
-            return try argReduce(arg, axis: axis, inputs[0], output)
-        case .softmax(let axis): return try lines(.softmax, axis: axis, inputs[0], output)
-        case .logSoftmax(let axis): return try lines(.logSoftmax, axis: axis, inputs[0], output)
-        case .layerNorm(let axis, let epsilon): return try lines(.layerNorm(epsilon), axis: axis, inputs[0], output)
-        case .matmul:
-            return try matmul(inputs[0], inputs[1], output)
-        case .pad(let padding, let value):
-            return try pad(padding, value, inputs[0], output)
-        case .concat(let axis):
-            return try concat(axis: axis, inputs, output)
-        case .gather(let axis):
-            return try gather(axis: axis, inputs[0], inputs[1], output)
-        case .cumulativeSum, .topK:
-            throw TensorError(.unsupported, op: op.name, message: "the openblas backend does not run \(op.name)")
-        }
-    }
-
-    private func elementwise(_ instruction: FusedRegion.Instruction, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        let region = Self.region(instruction, inputs.map { TensorSignature(shape: $0.shape, scalarType: $0.scalarType) }, output)
-        return try execute(.fused(region), inputs: inputs, output: output)
+    /// A fused region, or one elementwise op, through the vector engine.
+    func fused(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, for: "fused")
+        try ElementwiseEngine(region: region).run(inputs: inputs, output: buffer.pointer, count: output.elementCount)
+        return result
     }
 
     /// The base address of a host value's buffer.

@@ -11,7 +11,7 @@ enum RowKernels {
     /// `logarithmic` (the shift is subtracted first: folding `max + log Σ` into one shift rounds
     /// the logarithm away when |max| is large, e.g. spacing 1 at 8.9e6).
     static func softmax(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, logarithmic: Bool) {
-        let maximum = OpenBLASBackend.reduceRow(.max, x, n, -.infinity)
+        let maximum = OpenBLASBackend.reduceRow(.maximum, x, n)
         let shift = FloatVector(repeating: maximum)
         // One exponential per iteration: unrolled further, the optimiser stops inlining `exp`.
         var sum = FloatVector(repeating: 0)
@@ -30,7 +30,7 @@ enum RowKernels {
         }
         let total = sum.sum()
         if logarithmic {
-            let logTotal = FloatVector(repeating: UnaryOp.log.apply(total))
+            let logTotal = FloatVector(repeating: MathFunction.log.evaluate(total))
             var j = 0
             while j + 8 <= n {
                 BlockKernels.store((BlockKernels.load(x + j) - shift) - logTotal, out + j)
@@ -48,7 +48,7 @@ enum RowKernels {
     /// `out = (x - mean) / sqrt(variance + epsilon)`, the variance taken about the mean (two
     /// passes over the row, not `E[x²] - mean²`, which cancels catastrophically).
     static func layerNorm(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, epsilon: Float) {
-        let mean = OpenBLASBackend.reduceRow(.sum, x, n, 0) / Float(n)
+        let mean = OpenBLASBackend.reduceRow(.sum, x, n) / Float(n)
         let center = FloatVector(repeating: mean)
         var sum0 = FloatVector(repeating: 0)
         var sum1 = FloatVector(repeating: 0)

@@ -11,19 +11,24 @@ extension OpenCLBackend {
         return (buffer, offset, rows, cols)
     }
 
-    func reduce(_ reduction: ReductionOp, axes: [Int], _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
-        let op = reduction.rawValue
-        let (result, out) = try allocate(output, op: op)
+    /// Sums, means, products and extremes along the op's axes, or the index of an extreme.
+    func reduce(_ op: Op, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        guard case .reduction(let definition) = op.descriptor.semantics else {
+            throw TensorError(.backendFailure, op: op.name, message: "not a reduction")
+        }
+        if definition.result == .index { return try indexOfExtreme(op, definition.monoid, input, output) }
+        let (result, out) = try allocate(output, op: op.name)
         guard output.elementCount > 0 else { return result }
-        let (source, offset, rows, cols) = try rows(input, trailing: axes, op: op)
+        let (source, offset, rows, cols) = try rows(input, trailing: op.axes, op: op.name)
         let group = rowGroupSize
-        let operation = switch reduction {
+        let combine = switch definition.monoid {
         case .sum: "OP_SUM"
-        case .mean: "OP_MEAN"
-        case .max: "OP_MAX"
-        case .min: "OP_MIN"
+        case .maximum: "OP_MAX"
+        case .minimum: "OP_MIN"
         case .product: "OP_PRODUCT"
         }
+        let mean = definition.result == .mean
+        let operation = mean ? "OP_MEAN" : combine
         // Few long rows leave most compute units idle: split each row into chunks, then reduce the partials.
         let units = max(1, runtime.device.computeUnits) * 4
         let chunks = rows >= units ? 1 : min(max(1, cols / (group * 16)), max(1, units / rows) * 4)
@@ -38,10 +43,10 @@ extension OpenCLBackend {
         }
         let partialType: ScalarType = input.scalarType.isFloatingPoint ? .float32 : .int32
         let chunkLength = (cols + chunks - 1) / chunks
-        var first = BuildOptions(["WG": "\(group)", reduction == .mean ? "OP_SUM" : operation: "1"])
+        var first = BuildOptions(["WG": "\(group)", combine: "1"])
         first.input(input.scalarType)
         first.output(partialType)
-        let partials = try runtime.allocate(rows * chunks * 4, op: op)
+        let partials = try runtime.allocate(rows * chunks * 4, op: op.name)
         let stage1 = try runtime.kernel(.reduceRows, family: .reduce, options: first)
         try runtime.launch(stage1, [.buffer(source), .int(offset), .int(Int32(cols)), .int(Int32(chunks)), .int(Int32(chunkLength)), .buffer(partials), .float(1)],
                            global: [rows * chunks * group], local: [group])
@@ -52,12 +57,13 @@ extension OpenCLBackend {
         return result
     }
 
-    func argReduce(_ arg: ArgReductionOp, axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
-        let (result, out) = try allocate(output, op: arg.rawValue)
+    /// The first index of the extreme along the op's one axis.
+    func indexOfExtreme(_ op: Op, _ monoid: ReductionMonoid, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, op: op.name)
         guard output.elementCount > 0 else { return result }
-        let (source, offset, rows, cols) = try rows(input, trailing: [axis], op: arg.rawValue)
+        let (source, offset, rows, cols) = try rows(input, trailing: op.axes, op: op.name)
         let group = rowGroupSize
-        var options = BuildOptions(["WG": "\(group)", arg == .argmax ? "ARG_MAX" : "ARG_MIN": "1"])
+        var options = BuildOptions(["WG": "\(group)", monoid == .maximum ? "ARG_MAX" : "ARG_MIN": "1"])
         options.input(input.scalarType)
         options.output(.int32)
         let kernel = try runtime.kernel(.argReduceRows, family: .reduce, options: options)
@@ -66,8 +72,9 @@ extension OpenCLBackend {
     }
 
     /// Softmax, log-softmax, layer norm and cumulative sums: one kernel over rows along `axis`.
-    func lineOp(_ name: KernelName, family: KernelFamily, axis: Int, _ input: Value, _ output: TensorSignature, epsilon: Float = 0) throws(TensorError) -> Value {
+    func lineOp(_ name: KernelName, family: KernelFamily, _ lineOp: Op, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let op = name.rawValue
+        let (axis, epsilon) = (lineOp.axis, lineOp.epsilon)
         let (result, out) = try allocate(output, op: op)
         guard output.elementCount > 0 else { return result }
         let (source, offset, rows, cols) = try rows(input, trailing: [axis], op: op)

@@ -4,8 +4,9 @@ import Synchronization
 /// whatever the ICD loader offers, such as PoCL's CPU device).
 ///
 /// Creating it finds and opens the device; with no OpenCL library (see ``OpenCLLibrary``), platform
-/// or device it throws, and the engine lists `opencl` as unavailable with that reason. Every op of the table except constants
-/// runs here; view ops share the protocol's implementation.
+/// or device it throws, and the engine lists `opencl` as unavailable with that reason. It registers a
+/// kernel for every primitive and elementwise op of the table, for every scalar type, and fused
+/// kernels for softmax, log-softmax and layer norm; view ops share the protocol's implementation.
 final class OpenCLBackend: Backend {
     let runtime: OpenCLRuntime
     let matmulTuning: MatmulTuning
@@ -44,76 +45,60 @@ final class OpenCLBackend: Backend {
         return size
     }
 
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
-        let signatures = inputs + [output]
+    static let kernels: KernelRegistry<OpenCLBackend> = {
+        var registry = KernelRegistry<OpenCLBackend>()
+        registry.require(KernelCondition { backend, query in backend.limitsFail(query) })
+        registry.registerFused { backend, region, inputs, output throws(TensorError) in try backend.elementwise(region, inputs, output) }
+        registry.register(OpKind.elementwise) { backend, op, inputs, output throws(TensorError) in
+            try backend.elementwise(FusedRegion(single: op, inputTypes: inputs.map(\.scalarType), outputType: output.scalarType), inputs, output)
+        }
+        registry.register(OpKind.reductions) { backend, op, inputs, output throws(TensorError) in try backend.reduce(op, inputs[0], output) }
+        registry.register(.cumulativeSum) { backend, op, inputs, output throws(TensorError) in
+            try backend.lineOp(.cumulativeSumRows, family: .scan, op, inputs[0], output)
+        }
+        registry.register(.softmax) { backend, op, inputs, output throws(TensorError) in
+            try backend.lineOp(.softmaxRows, family: .softmax, op, inputs[0], output)
+        }
+        registry.register(.logSoftmax) { backend, op, inputs, output throws(TensorError) in
+            try backend.lineOp(.logSoftmaxRows, family: .softmax, op, inputs[0], output)
+        }
+        registry.register(.layerNorm) { backend, op, inputs, output throws(TensorError) in
+            try backend.lineOp(.layerNormRows, family: .norm, op, inputs[0], output)
+        }
+        registry.register(.topK) { backend, op, inputs, output throws(TensorError) in
+            try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)
+        }
+        registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in try backend.matmul(inputs[0], inputs[1], output) }
+        registry.register(.contiguous) { backend, op, inputs, output throws(TensorError) in
+            let (result, buffer) = try backend.allocate(output, op: op.name)
+            try backend.copy(inputs[0], into: buffer, layout: result.layout)
+            return result
+        }
+        registry.register(.pad) { backend, op, inputs, output throws(TensorError) in
+            try backend.pad(op.padding, fill: op.fill, inputs[0], output)
+        }
+        registry.register(.concat) { backend, op, inputs, output throws(TensorError) in try backend.concat(axis: op.axis, inputs, output) }
+        registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
+            try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
+        }
+        return registry
+    }()
+
+    /// Why the device cannot run a kernel over these signatures (`nil` when it can): every
+    /// kernel addresses at most ``KernelLayout/maxRank`` axes with 32-bit indices, and a result
+    /// must fit one allocation.
+    private func limitsFail(_ query: KernelQuery) -> String? {
+        let signatures = query.inputs + [query.output]
         if signatures.contains(where: { $0.shape.count > KernelLayout.maxRank }) {
-            return .unsupported(reason: "rank above \(KernelLayout.maxRank): kernels address at most \(KernelLayout.maxRank) axes")
+            return "rank above \(KernelLayout.maxRank): kernels address at most \(KernelLayout.maxRank) axes"
         }
         if signatures.contains(where: { $0.elementCount >= Int(Int32.max) }) {
-            return .unsupported(reason: "2^31 or more elements: kernels index with 32-bit integers")
+            return "2^31 or more elements: kernels index with 32-bit integers"
         }
-        if output.byteCount > runtime.device.maxAllocationBytes {
-            return .unsupported(reason: "the result (\(output.byteCount) bytes) exceeds the largest allocation of \(runtime.device.name)")
+        if query.output.byteCount > runtime.device.maxAllocationBytes {
+            return "the result (\(query.output.byteCount) bytes) exceeds the largest allocation of \(runtime.device.name)"
         }
-        switch kernel {
-        case .fused: return .supported
-        case .op(let op):
-            switch op {
-            case .constant: return .unsupported(reason: "constants are not executed")
-            case .unary, .binary, .select, .cast, .reduce, .argReduce, .cumulativeSum, .topK, .matmul, .softmax,
-                .logSoftmax, .layerNorm, .reshape, .permute, .broadcast, .slice, .contiguous, .pad, .concat, .gather:
-                return .supported
-            }
-        }
-    }
-
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
-        switch kernel {
-        case .fused(let region): return try elementwise(region, inputs, output)
-        case .op(let op): return try execute(op, inputs, output)
-        }
-    }
-
-    private func execute(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        let types = inputs.map(\.scalarType)
-        switch op {
-        case .constant, .reshape, .permute, .broadcast, .slice:
-            return try executeWithoutKernel(op, inputs, output)
-        case .unary(let unary):
-            return try elementwise(FusedRegion(inputTypes: types, instructions: [.unary(unary, 0)], instructionTypes: [output.scalarType]), inputs, output)
-        case .binary(let binary):
-            return try elementwise(FusedRegion(inputTypes: types, instructions: [.binary(binary, 0, 1)], instructionTypes: [output.scalarType]), inputs, output)
-        case .select:
-            return try elementwise(FusedRegion(inputTypes: types, instructions: [.select(0, 1, 2)], instructionTypes: [output.scalarType]), inputs, output)
-        case .cast(let type):
-            return try elementwise(FusedRegion(inputTypes: types, instructions: [.cast(type, 0)], instructionTypes: [output.scalarType]), inputs, output)
-        case .contiguous:
-            let (result, buffer) = try allocate(output, op: op.name)
-            try copy(inputs[0], into: buffer, layout: result.layout)
-            return result
-        case .reduce(let reduction, let axes, _):
-            return try reduce(reduction, axes: axes, inputs[0], output)
-        case .argReduce(let arg, let axis, _):
-            return try argReduce(arg, axis: axis, inputs[0], output)
-        case .cumulativeSum(let axis):
-            return try lineOp(.cumulativeSumRows, family: .scan, axis: axis, inputs[0], output)
-        case .softmax(let axis):
-            return try lineOp(.softmaxRows, family: .softmax, axis: axis, inputs[0], output)
-        case .logSoftmax(let axis):
-            return try lineOp(.logSoftmaxRows, family: .softmax, axis: axis, inputs[0], output)
-        case .layerNorm(let axis, let epsilon):
-            return try lineOp(.layerNormRows, family: .norm, axis: axis, inputs[0], output, epsilon: epsilon)
-        case .topK(let k, let part):
-            return try topK(k: k, part: part, inputs[0], output)
-        case .matmul:
-            return try matmul(inputs[0], inputs[1], output)
-        case .pad(let padding, let fill):
-            return try pad(padding, fill: fill, inputs[0], output)
-        case .concat(let axis):
-            return try concat(axis: axis, inputs, output)
-        case .gather(let axis):
-            return try gather(axis: axis, inputs[0], inputs[1], output)
-        }
+        return nil
     }
 
     func upload(_ value: Value) throws(TensorError) -> Value {
@@ -151,11 +136,12 @@ final class OpenCLBackend: Backend {
 
     /// Runs one elementwise op or fused region with one generated kernel.
     func elementwise(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        let (result, out) = try allocate(output, op: region.name)
+        let name = region.instructions.count == 1 ? region.name : "fused"
+        let (result, out) = try allocate(output, op: name)
         let count = output.elementCount
         guard count > 0 else { return result }
         var buffers: [OpenCLBuffer] = []
-        for input in inputs { buffers.append(try deviceBuffer(input, op: region.name)) }
+        for input in inputs { buffers.append(try deviceBuffer(input, op: name)) }
         let layout = KernelLayout(shape: output.shape, layouts: [result.layout] + inputs.map(\.layout))
         var rowLengths = [Int](repeating: 0, count: inputs.count)
         var access: [OperandAccess] = inputs.indices.map { operand in

@@ -78,7 +78,11 @@ package enum OpenCLBenchmarks {
         let half = try backend.upload(try hostValue(1, seed: 4).with(Layout(shape: [count], strides: [0], offset: 0)))
         let region = FusedRegion(
             inputTypes: [.float32, .float32, .float32, .float32],
-            instructions: [.binary(.multiply, 0, 1), .binary(.add, 4, 2), .unary(.relu, 5), .binary(.multiply, 6, 3), withTanh ? .unary(.tanh, 0) : .unary(.negate, 0), .binary(.add, 7, 8)],
+            instructions: [
+                .init(op: Op(.multiply), operands: [0, 1]), .init(op: Op(.add), operands: [4, 2]), .init(op: Op(.relu), operands: [5]),
+                .init(op: Op(.multiply), operands: [6, 3]), .init(op: Op(withTanh ? .tanh : .negate), operands: [0]),
+                .init(op: Op(.add), operands: [7, 8]),
+            ],
             instructionTypes: Array(repeating: .float32, count: 6))
         let output = TensorSignature(shape: [count], scalarType: .float32)
         let seconds = try time(repetitions, backend) { () throws(TensorError) in _ = try backend.execute(.fused(region), inputs: [a, b, c, half], output: output) }
@@ -91,10 +95,10 @@ package enum OpenCLBenchmarks {
         let x = try backend.upload(try hostValue(1, seed: 1))
         let output = TensorSignature(shape: [1], scalarType: .float32)
         let single = try time(repetitions, backend) { () throws(TensorError) in
-            _ = try backend.execute(.op(.unary(.negate)), inputs: [x], output: output)
+            _ = try backend.execute(.op(Op(.negate)), inputs: [x], output: output)
             try backend.synchronize()
         }
-        let queued = try time(repetitions, backend) { () throws(TensorError) in _ = try backend.execute(.op(.unary(.negate)), inputs: [x], output: output) }
+        let queued = try time(repetitions, backend) { () throws(TensorError) in _ = try backend.execute(.op(Op(.negate)), inputs: [x], output: output) }
         return (single, queued)
     }
 

@@ -24,9 +24,10 @@ struct ElementwiseKernelKey: Sendable, Hashable {
 /// Writes the OpenCL C of one elementwise op or fused region (appended to `elementwise.cl`).
 ///
 /// Registers follow ``FusedRegion``: `r0..<inputCount` are the operands, each instruction defines
-/// the next register. Each instruction computes in the domain of its operands' type (float for
-/// float32/float16, int for int32/bool) and converts to its own type exactly as storing into a
-/// tensor of that type does, so a fused region gives the same bits as its ops run one by one.
+/// the next register as its table expression, printed by ``ExpressionPrinter`` in the domains
+/// typing gives (float for float32/float16, int for int32/bool), then converted to its own type
+/// exactly as storing into a tensor of that type does, so a fused region gives the same bits as its
+/// ops run one by one.
 enum ElementwiseCodegen {
     static func source(for key: ElementwiseKernelKey) -> String {
         let region = key.region
@@ -58,107 +59,15 @@ enum ElementwiseCodegen {
         for (index, instruction) in region.instructions.enumerated() {
             let register = region.inputCount + index
             let type = region.instructionTypes[index]
-            let (expression, isFloat) = self.expression(instruction, region)
-            let value = convert(expression, fromFloat: isFloat, to: type, roundHalf: register != last)
+            let typed = region.typedExpression(index)
+            let expression = ExpressionPrinter.print(typed, instruction.operands.map { "r\($0)" }, vector: false)
+            let value = convert(expression, fromFloat: typed.domain == .float, to: type, roundHalf: register != last)
             lines.append("    \(type.clCompute) r\(register) = \(value);")
         }
         lines.append("    \(region.outputType.clStoreMacro)(out, i, r\(last));")
         lines.append("}")
         if key.vectorWidth == 8 { lines.append(vectorSource(for: key)) }
         return lines.joined(separator: "\n")
-    }
-
-    /// The expression of an instruction and whether it is computed in float.
-    static func expression(_ instruction: FusedRegion.Instruction, _ region: FusedRegion) -> (String, Bool) {
-        switch instruction {
-        case .unary(let op, let a):
-            let isFloat = region.type(ofRegister: a).isFloatingPoint
-            return isFloat ? (floatUnary(op, "r\(a)"), true) : intUnary(op, "r\(a)")
-        case .binary(let op, let a, let b):
-            let isFloat = region.type(ofRegister: a).isFloatingPoint
-            return isFloat ? floatBinary(op, "r\(a)", "r\(b)") : intBinary(op, "r\(a)", "r\(b)")
-        case .select(let mask, let a, let b):
-            return ("(r\(mask) != 0 ? r\(a) : r\(b))", region.type(ofRegister: a).isFloatingPoint)
-        case .cast(_, let a):
-            return ("r\(a)", region.type(ofRegister: a).isFloatingPoint)
-        }
-    }
-
-    static func floatUnary(_ op: UnaryOp, _ x: String) -> String {
-        switch op {
-        case .negate: "(-\(x))"
-        case .abs: "fabs(\(x))"
-        case .sign: "te_sign(\(x))"
-        case .exp: "exp(\(x))"
-        case .log: "log(\(x))"
-        case .squareRoot: "sqrt(\(x))"
-        case .rsqrt: "(1.0f / sqrt(\(x)))"
-        case .square: "(\(x) * \(x))"
-        case .reciprocal: "(1.0f / \(x))"
-        case .sin: "sin(\(x))"
-        case .cos: "cos(\(x))"
-        case .tanh: "tanh(\(x))"
-        case .floor: "floor(\(x))"
-        case .ceil: "ceil(\(x))"
-        case .round: "rint(\(x))"
-        case .sigmoid: "te_sigmoid(\(x))"
-        case .relu: "te_relu(\(x))"
-        case .erf: "erf(\(x))"
-        case .logicalNot: "(\(x) == 0.0f ? 1.0f : 0.0f)"
-        }
-    }
-
-    private static func intUnary(_ op: UnaryOp, _ x: String) -> (String, Bool) {
-        switch op {
-        case .negate: ("te_ineg(\(x))", false)
-        case .abs: ("te_iabs(\(x))", false)
-        case .sign: ("te_isign(\(x))", false)
-        case .square: ("te_imul(\(x), \(x))", false)
-        case .relu: ("te_irelu(\(x))", false)
-        case .logicalNot: ("(\(x) == 0 ? 1 : 0)", false)
-        case .exp, .log, .squareRoot, .rsqrt, .reciprocal, .sin, .cos, .tanh, .floor, .ceil, .round, .sigmoid, .erf:
-            ("te_float_to_int(\(floatUnary(op, "(float)\(x)")))", false)
-        }
-    }
-
-    private static func floatBinary(_ op: BinaryOp, _ a: String, _ b: String) -> (String, Bool) {
-        switch op {
-        case .add: ("(\(a) + \(b))", true)
-        case .subtract: ("(\(a) - \(b))", true)
-        case .multiply: ("(\(a) * \(b))", true)
-        case .divide: ("(\(a) / \(b))", true)
-        case .pow: ("pow(\(a), \(b))", true)
-        case .minimum: ("te_min(\(a), \(b))", true)
-        case .maximum: ("te_max(\(a), \(b))", true)
-        case .equal: ("(\(a) == \(b) ? 1 : 0)", false)
-        case .notEqual: ("(\(a) != \(b) ? 1 : 0)", false)
-        case .less: ("(\(a) < \(b) ? 1 : 0)", false)
-        case .lessEqual: ("(\(a) <= \(b) ? 1 : 0)", false)
-        case .greater: ("(\(a) > \(b) ? 1 : 0)", false)
-        case .greaterEqual: ("(\(a) >= \(b) ? 1 : 0)", false)
-        case .logicalAnd: ("((\(a) != 0.0f && \(b) != 0.0f) ? 1 : 0)", false)
-        case .logicalOr: ("((\(a) != 0.0f || \(b) != 0.0f) ? 1 : 0)", false)
-        }
-    }
-
-    private static func intBinary(_ op: BinaryOp, _ a: String, _ b: String) -> (String, Bool) {
-        switch op {
-        case .add: ("te_iadd(\(a), \(b))", false)
-        case .subtract: ("te_isub(\(a), \(b))", false)
-        case .multiply: ("te_imul(\(a), \(b))", false)
-        case .divide: ("te_idiv(\(a), \(b))", false)
-        case .pow: ("te_float_to_int(pow((float)\(a), (float)\(b)))", false)
-        case .minimum: ("te_imin(\(a), \(b))", false)
-        case .maximum: ("te_imax(\(a), \(b))", false)
-        case .equal: ("(\(a) == \(b) ? 1 : 0)", false)
-        case .notEqual: ("(\(a) != \(b) ? 1 : 0)", false)
-        case .less: ("(\(a) < \(b) ? 1 : 0)", false)
-        case .lessEqual: ("(\(a) <= \(b) ? 1 : 0)", false)
-        case .greater: ("(\(a) > \(b) ? 1 : 0)", false)
-        case .greaterEqual: ("(\(a) >= \(b) ? 1 : 0)", false)
-        case .logicalAnd: ("((\(a) != 0 && \(b) != 0) ? 1 : 0)", false)
-        case .logicalOr: ("((\(a) != 0 || \(b) != 0) ? 1 : 0)", false)
-        }
     }
 
     /// The value as stored into a tensor of `type` and read back (float16 rounds unless the store does).

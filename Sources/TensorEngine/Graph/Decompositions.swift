@@ -1,0 +1,49 @@
+/// The decompositions of the composite ops into other ops, written with the public `Tensor` API.
+///
+/// A backend without a faster kernel for a composite op runs its decomposition, planned and
+/// fused like any graph, on itself; the naive backend always does, so these are the reference the
+/// faster kernels are checked against. `Float16` inputs are computed in `Float` and rounded once
+/// at the end, as the faster kernels do (an intermediate rounded to half precision at every step
+/// would be a different and worse result).
+enum Decompositions {
+    /// `exp(x - max) / sum(exp(x - max))` along the axis.
+    static let softmax: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
+        inFloat(x[0]) { x in
+            let exponentials = (x - x.reduce(.max, axes: op.axes, keepRank: true)).exp()
+            return exponentials / exponentials.reduce(.sum, axes: op.axes, keepRank: true)
+        }
+    }
+
+    /// `(x - max) - log(sum(exp(x - max)))` along the axis (the shift subtracted first: folding
+    /// `max + log sum` into one shift rounds the logarithm away when |max| is large).
+    static let logSoftmax: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
+        inFloat(x[0]) { x in
+            let shifted = x - x.reduce(.max, axes: op.axes, keepRank: true)
+            return shifted - shifted.exp().reduce(.sum, axes: op.axes, keepRank: true).log()
+        }
+    }
+
+    /// `(x - mean) / sqrt(variance + epsilon)` along the axis, the variance taken about the mean
+    /// (not `E[x²] - mean²`, which cancels catastrophically).
+    static let layerNorm: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
+        inFloat(x[0]) { x in
+            let centered = x - x.reduce(.mean, axes: op.axes, keepRank: true)
+            let variance = centered.squared().reduce(.mean, axes: op.axes, keepRank: true)
+            return centered * (variance + op.epsilon).rsqrt()
+        }
+    }
+
+    /// The population variance: the mean of the squared deviations from the mean.
+    static let variance: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
+        inFloat(x[0]) { x in
+            let centered = x - x.reduce(.mean, axes: op.axes, keepRank: true)
+            return centered.squared().reduce(.mean, axes: op.axes, keepRank: op.keepRank)
+        }
+    }
+
+    /// `body` on `x`, widened to `Float` and rounded back when `x` is `Float16`.
+    private static func inFloat(_ x: Tensor, _ body: (Tensor) -> Tensor) -> Tensor {
+        guard x.dtype == .float16 else { return body(x) }
+        return body(x.cast(to: Float.self)).cast(to: Float16.self)
+    }
+}
