@@ -63,8 +63,9 @@ public struct BenchOptions: Sendable, Hashable {
     /// The suite's name as reports record it: `custom` when filtered.
     public var suiteLabel: String { workloads.isEmpty && backends.isEmpty ? suite.rawValue : "custom" }
 
-    /// Backend names `--backend` accepts.
-    public static let backendNames = BackendKind.allCases.map(\.rawValue) + ["auto", "reference"]
+    /// Backend names `--backend` accepts: every backend the engine knows (an unavailable one gets
+    /// a skipped row), `auto` and `reference`.
+    public static let backendNames = BackendStatus.all.map(\.id.name) + ["auto", "reference"]
 }
 
 /// What the command line asks for.

@@ -11,13 +11,13 @@ struct BenchRunner {
 
     /// One row to measure.
     enum Target: Equatable {
-        case engine(BackendKind)
+        case engine(BackendID)
         case auto
         case reference
 
         var name: String {
             switch self {
-            case .engine(let kind): kind.rawValue
+            case .engine(let id): id.name
             case .auto: "auto"
             case .reference: "reference"
             }
@@ -39,7 +39,7 @@ struct BenchRunner {
         if BareKernel.hasReference(workload.reference) { targets.append(.reference) }
         // Unavailable backends only get a (skipped) row when asked for by name.
         let available = Self.availableKinds
-        targets += BackendKind.allCases.filter { available.contains($0) || options.backends.contains($0.rawValue) }.map(Target.engine)
+        targets += Self.statuses.map(\.id).filter { available.contains($0) || options.backends.contains($0.name) }.map(Target.engine)
         targets.append(.auto)
         return targets.filter { options.backends.isEmpty || options.backends.contains($0.name) }
     }
@@ -50,10 +50,11 @@ struct BenchRunner {
     /// a microsecond row measured right after it was up to 30% slower.
     static func measuringRank(_ target: Target) -> Int {
         switch target {
-        case .engine(.opencl): 0
-        case .engine(.naive): 1
+        case .engine(let id) where id == .naive: 1
+        case .engine(let id) where id == .openblas: 3
+        // OpenCL devices, and any other device backend.
+        case .engine: 0
         case .reference: 2
-        case .engine(.openblas): 3
         case .auto: 4
         }
     }
@@ -95,7 +96,7 @@ struct BenchRunner {
                 continue
             }
             if case .engine(let kind) = target, !available.contains(kind) {
-                skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "unavailable", detail: Self.statuses.first { $0.kind == kind }?.unavailableReason))
+                skipped.append(SkippedRow(workload: workload.name, backend: target.name, reason: "unavailable", detail: Self.statuses.first { $0.id == kind }?.unavailableReason))
                 continue
             }
             if case .engine(.naive) = target {
@@ -203,7 +204,7 @@ struct BenchRunner {
     static let statuses = BackendStatus.all
 
     /// The kinds of the available backends.
-    static var availableKinds: [BackendKind] { statuses.filter(\.isAvailable).map(\.kind) }
+    static var availableKinds: [BackendID] { statuses.filter(\.isAvailable).map(\.id) }
 
     /// The device and whether the planner's profile for it is calibrated (else defaults).
     private static func describe(_ status: BackendStatus) -> String {
@@ -213,7 +214,7 @@ struct BenchRunner {
 
     private func backendStatuses() -> [ReportedBackend] {
         Self.statuses.map { status in
-            ReportedBackend(name: status.kind.rawValue, available: status.isAvailable,
+            ReportedBackend(name: status.id.name, available: status.isAvailable,
                             detail: status.unavailableReason ?? Self.describe(status))
         }
     }

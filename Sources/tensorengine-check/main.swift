@@ -7,11 +7,11 @@ import TensorEngine
 
 var passed = 0
 var failed = 0
-var unclaimed: [BackendKind: Int] = [:]
+var unclaimed: [BackendID: Int] = [:]
 
-let available = BackendStatus.all.filter(\.isAvailable).map(\.kind)
+let available = BackendStatus.all.filter(\.isAvailable).map(\.id)
 let policies = available.filter { $0 != .naive }.map(ComputePolicy.only) + [.all]
-print("backends: \(available.map(\.rawValue).joined(separator: ", ")); \(ParityCase.all.count) parity cases")
+print("backends: \(available.map(\.name).joined(separator: ", ")); \(ParityCase.all.count) parity cases")
 
 for parityCase in ParityCase.all {
     for policy in policies {
@@ -26,7 +26,7 @@ for parityCase in ParityCase.all {
         }
     }
 }
-for (kind, count) in unclaimed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+for (kind, count) in unclaimed.sorted(by: { $0.key.name < $1.key.name }) {
     print("\(kind) does not claim \(count) cases (the planner places them elsewhere)")
 }
 

@@ -12,8 +12,8 @@ import TensorEngine
 /// the model is off and by how much. With `csvPath`, every op's estimate and measurement is
 /// written there as CSV.
 func runQuality(policy: ComputePolicy, runs: Int = 3, detail: Bool = false, csvPath: String? = nil) async {
-    var estimated: [BackendKind: [Double]] = [:]
-    var measured: [BackendKind: [Double]] = [:]
+    var estimated: [BackendID: [Double]] = [:]
+    var measured: [BackendID: [Double]] = [:]
     var byKind: [String: (estimated: [Double], measured: [Double])] = [:]
     var csv = "backend,workload,index,op,shape,flops,bytes,estimated_seconds,measured_seconds\n"
     print("workload          ops  estimated   measured   planning µs/node (uncached, cached)")
@@ -58,20 +58,20 @@ func runQuality(policy: ComputePolicy, runs: Int = 3, detail: Bool = false, csvP
             estimated[backend, default: []].append(operation.estimatedCost.seconds)
             measured[backend, default: []].append(seconds)
             let kind = operation.fusedOps.isEmpty ? operation.op : "fused"
-            byKind["\(backend.rawValue) \(kind)", default: ([], [])].estimated.append(operation.estimatedCost.seconds)
-            byKind["\(backend.rawValue) \(kind)", default: ([], [])].measured.append(seconds)
+            byKind["\(backend.name) \(kind)", default: ([], [])].estimated.append(operation.estimatedCost.seconds)
+            byKind["\(backend.name) \(kind)", default: ([], [])].measured.append(seconds)
             let shape = operation.shape.map(String.init).joined(separator: "x")
-            csv += "\(backend.rawValue),\(workload.name),\(operation.index),\(kind),\(shape),"
+            csv += "\(backend.name),\(workload.name),\(operation.index),\(kind),\(shape),"
                 + "\(operation.cost.flops),\(operation.cost.bytesMoved),\(operation.estimatedCost.seconds),\(seconds)\n"
         }
         print(workload.name.padding(toLength: 16, withPad: " ", startingAt: 0),
               String(format: "%4d  %9.3f ms %9.3f ms   %.2f, %.2f", plan.operations.count, plan.totalEstimatedSeconds * 1e3, total * 1e3,
                      planning.uncached, planning.cached))
     }
-    for backend in BackendKind.allCases {
+    for backend in BackendStatus.all.map(\.id) {
         guard let e = estimated[backend], let m = measured[backend], e.count > 1 else { continue }
         print(String(format: "%@: %d ops, Spearman %.3f, median relative error %.2f",
-                     backend.rawValue, e.count, PlanQuality.spearman(e, m), PlanQuality.medianRelativeError(estimated: e, measured: m)))
+                     backend.name, e.count, PlanQuality.spearman(e, m), PlanQuality.medianRelativeError(estimated: e, measured: m)))
     }
     if let csvPath {
         do {

@@ -86,20 +86,29 @@ do {
     fail(error.description)
 }
 
+/// A profile as an indented table: a row per cost class, a column per cost term.
 func describeProfile(_ profile: DeviceProfile) -> String {
-    /// An optional figure in the given unit (`scale`: units per base unit), or "-".
-    func figure(_ value: Double?, scale: Double = 1) -> String { value.map { String(format: "%.1f", $0 * scale) } ?? "-" }
-    return String(format: "matmul %.1f/%@/%.1f GFLOP/s (64³/192³/512³), skinny %.1f, stream %.1f GB/s, reduce %.1f GB/s, rows %@ GB/s, movement %@ GB/s (runs %@), arithmetic %.1f GFLOP/s, launch %.1f µs (+%@ per operand, reduce %@, rows %@, movement %@), per line %@/%@ ns (reduce/rows), transfer %@, %d threads, %@",
-           profile.matmulSmallGFLOPS, figure(profile.matmulMediumGFLOPS), profile.matmulLargeGFLOPS, profile.matmulSkinnyGFLOPS,
-           profile.streamGBPerSecond,
-           profile.reduceGBPerSecond, figure(profile.lineWiseGBPerSecond), figure(profile.movementGBPerSecond),
-           figure(profile.runMovementGBPerSecond),
-           profile.elementwiseGFLOPS, profile.launchSeconds * 1e6, figure(profile.launchSecondsPerOperand, scale: 1e6),
-           figure(profile.reductionLaunchSeconds, scale: 1e6), figure(profile.lineWiseLaunchSeconds, scale: 1e6),
-           figure(profile.movementLaunchSeconds, scale: 1e6),
-           figure(profile.reductionSecondsPerLine, scale: 1e9), figure(profile.lineWiseSecondsPerLine, scale: 1e9),
-           profile.transferGBPerSecond.map { String(format: "%.1f GB/s", $0) } ?? "none (host memory)", profile.threads,
-           profile.calibrated ? "calibrated" : "uncalibrated defaults")
+    func number(_ value: Double, scale: Double = 1) -> String { value == 0 ? "-" : String(format: "%.1f", value * scale) }
+    func rate(_ row: CostTerms) -> String {
+        guard row.gflops.count > 1 else { return number(row.gflops.first?.gflops ?? 0) }
+        // A curve: each point at the edge of the cube product it was measured on.
+        return row.gflops.map { String(format: "%.1f@%.0f³", $0.gflops, cbrt($0.flops / 2).rounded()) }
+            .joined(separator: " ")
+    }
+    var lines = ["    \(profile.calibrated ? "calibrated" : "uncalibrated defaults"), \(profile.threads) threads; "
+        + (profile.transfer.map { String(format: "transfer %.1f GB/s", $0.gbPerSecond) } ?? "host memory")]
+    let header = ["class", "GFLOP/s", "GB/s", "launch µs", "per line ns", "per operand µs"]
+    var rows = [header]
+    for costClass in CostClass.allCases {
+        let row = profile.row(costClass)
+        rows.append([costClass.rawValue, rate(row), number(row.gbPerSecond), number(row.launchSeconds, scale: 1e6),
+                     number(row.secondsPerLine, scale: 1e9), number(row.secondsPerOperand, scale: 1e6)])
+    }
+    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+        lines.append("    " + row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+    }
+    return lines.joined(separator: "\n")
 }
 
 switch positional[0] {
@@ -108,16 +117,16 @@ case "list":
 case "devices":
     for status in BackendStatus.all {
         if let profile = status.profile, let device = status.deviceName {
-            print("\(status.kind): \(device)\n    \(describeProfile(profile))")
+            print("\(status.id): \(device)\n\(describeProfile(profile))")
         } else {
-            print("\(status.kind): unavailable: \(status.unavailableReason ?? "unknown")")
+            print("\(status.id): unavailable: \(status.unavailableReason ?? "unknown")")
         }
     }
     print("profiles: \(ProfileStore.fileURL.path)")
 case "calibrate":
     do {
         let profiles = try Calibration.calibrateAll { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-        for profile in profiles { print("\(profile.backend): \(describeProfile(profile))") }
+        for profile in profiles { print("\(profile.backend): \(profile.deviceName)\n\(describeProfile(profile))") }
         print("stored in \(ProfileStore.fileURL.path)")
     } catch {
         fail("calibration failed: \(error)")

@@ -1,33 +1,301 @@
 import Dispatch
 
-/// Measures a backend's device profile by running small probes through the engine itself.
+/// Measures a backend's device profile by running probes through the engine itself.
 ///
-/// Each probe is a real op evaluated under a single-backend policy; the median of several runs
-/// is kept. Sizes shrink for the naive backend, whose loops are slow. The whole calibration of the
-/// CPU backends takes a few seconds; at most ~30 s with OpenCL.
+/// The calibration is data: a list of probes (``probes``), each a small graph run on the backend
+/// alone, its median time kept; and a list of cells (``cells``), each a term of one row of the
+/// profile computed from those times. A new kind of work is a probe and its cells. Sizes shrink
+/// for the naive backend, whose loops are slow. The whole calibration of the CPU backends takes a
+/// few seconds; at most ~30 s with OpenCL.
 package enum Calibration {
     /// Calibrates every available backend and stores the profiles on disk.
     package static func calibrateAll(progress: (String) -> Void) throws -> [DeviceProfile] {
         var profiles: [DeviceProfile] = []
         for backend in Engine.shared.backends {
-            progress("calibrating \(backend.kind) (\(backend.deviceName))")
+            progress("calibrating \(backend.id) (\(backend.deviceName))")
             profiles.append(try calibrate(backend))
         }
         try ProfileStore.save(profiles)
         return profiles
     }
 
+    /// Runs every probe on the backend and fills its profile's rows from the cells.
+    static func calibrate(_ backend: any Backend) throws(TensorError) -> DeviceProfile {
+        let slow = backend.id == .naive
+        let scale = slow ? 4 : 1
+        var measured = Measurements(scale: scale)
+        for probe in probes {
+            guard let runs = slow ? probe.slowRuns : probe.runs else { continue }
+            let build = try probe.make(scale)
+            measured.seconds[probe.name] = try seconds(backend, runs: runs, budget: probe.budget, afterFirstStep: probe.afterFirstStep, build)
+        }
+        measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
+        var profile = backend.defaultProfile
+        for cell in cells {
+            guard let value = cell.value(measured) else { continue }
+            var row = profile.row(cell.costClass)
+            switch cell.term {
+            case .gflops: row.gflops = [RatePoint(flops: 1, gflops: value)]
+            case .gflopsAtCube(let edge):
+                row.gflops = (row.gflops.filter { $0.flops != RatePoint.cube(edge, gflops: 0).flops && $0.flops > 1 }
+                              + [.cube(edge, gflops: value)]).sorted { $0.flops < $1.flops }
+            case .gbPerSecond: row.gbPerSecond = value
+            case .launchSeconds: row.launchSeconds = value
+            case .secondsPerLine: row.secondsPerLine = value
+            case .secondsPerOperand: row.secondsPerOperand = value
+            }
+            profile.rows[cell.costClass] = row
+        }
+        if backend.memorySpace != .host {
+            let launch = measured.seconds[.launch] ?? 0
+            profile.transfer = TransferTerms(gbPerSecond: try transferGBPerSecond(backend), launchSeconds: launch)
+        }
+        profile.calibrated = true
+        return profile
+    }
+
+    // MARK: The probes
+
+    /// A probe's name: what the cells read its time by.
+    enum ProbeName: Hashable, Sendable {
+        case launch, manyOperands, reductionLaunch, lineWiseLaunch, movementLaunch
+        case matmulSmall, matmulMedium, matmulLarge, matrixVector
+        case stream, chain, reduceLong, reduceShort, linesLong, linesShort, movement, runMovement
+    }
+
+    /// A graph the backend runs alone, timed over runs after a warm-up run.
+    struct Probe: Sendable {
+        let name: ProbeName
+        /// Measured runs (`nil`: not measured); on the naive backend, ``slowRuns``.
+        var runs: Int?
+        var slowRuns: Int?
+        var budget: Double = 2
+        /// Whether the plan's first step is left out: a launch probe reads the result of an
+        /// earlier kernel, as most ops of a model do, rather than a freshly uploaded input, whose
+        /// first use costs a device (PoCL) about as much again.
+        var afterFirstStep = false
+        /// Makes the inputs (at the scale) once and returns the builder of the probe's graph.
+        let make: @Sendable (_ scale: Int) throws(TensorError) -> () -> Tensor
+    }
+
+    /// The sizes the probes and cells share.
+    enum Sizes {
+        static func streamCount(_ scale: Int) -> Int { (1 << 22) / (scale * scale) }
+        static func chainCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
+        static func longRows(_ scale: Int) -> Int { 1024 / scale }
+        static func shortRows(_ scale: Int) -> Int { 16_384 / scale }
+        static func skinnyK(_ scale: Int) -> Int { scale > 1 ? 256 : 768 }
+    }
+
+    /// Launch costs on tiny work, then rates on work large enough to show them.
+    static let probes: [Probe] = [
+        // An op on 256 elements (one for the naive loops, whose work would show), dominated by
+        // fixed costs, on the result of an earlier kernel (a softmax, which nothing fuses with).
+        // Not one element everywhere: PoCL takes half as long again over a one-item range.
+        Probe(name: .launch, runs: 200, slowRuns: 200, budget: 1, afterFirstStep: true) { scale throws(TensorError) in
+            let one = try input([scale > 1 ? 1 : 256], 1)
+            return { let resident = one.softmax(); return resident + resident }
+        },
+        // The cost of each further operand: a fused region of 17 (one from a kernel, 16 scalars
+        // from the host, as a chain with constants reads them).
+        Probe(name: .manyOperands, runs: 50, slowRuns: 50, budget: 1, afterFirstStep: true) { scale throws(TensorError) in
+            let one = try input([scale > 1 ? 1 : 256], 1)
+            return {
+                var chain = one.softmax()
+                for step in 0..<16 { chain = chain * (Float(1 + step) / 16) }
+                return chain
+            }
+        },
+        // Reductions, line-wise ops and data movement run kernels of their own, with fixed costs
+        // of their own (a two-stage device reduction is more than one launch): one-row probes.
+        Probe(name: .reductionLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) { _ throws(TensorError) in
+            let row = try input([1, 8], 11)
+            return { row.softmax().sum(alongAxes: 1) }
+        },
+        Probe(name: .lineWiseLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) { _ throws(TensorError) in
+            let row = try input([1, 8], 11)
+            return { row.softmax().softmax() }
+        },
+        Probe(name: .movementLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) { _ throws(TensorError) in
+            let square = try input([4, 4], 12)
+            return { square.softmax().transposed().reshaped(to: [16]) }
+        },
+        // Matrix products at three sizes: the rate grows with the work. The naive loops run at
+        // one rate whatever the size, and a 512³ product would take them half a second a run.
+        matmul(.matmulSmall, DeviceProfile.matmulProbeEdges.small, seed: 4, runs: 20, slowRuns: 20),
+        matmul(.matmulMedium, DeviceProfile.matmulProbeEdges.medium, seed: 20, runs: 10, slowRuns: 2),
+        matmul(.matmulLarge, DeviceProfile.matmulProbeEdges.large, seed: 2, runs: 5, slowRuns: nil),
+        Probe(name: .matrixVector, runs: 20, slowRuns: 20) { scale throws(TensorError) in
+            let k = Sizes.skinnyK(scale)
+            let (v, m) = (try input([1, k], 5), try input([k, k], 6))
+            return { v.matmul(m) }
+        },
+        Probe(name: .stream, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let (x, y) = (try input([Sizes.streamCount(scale)], 7), try input([Sizes.streamCount(scale)], 8))
+            return { x + y }
+        },
+        // Arithmetic: a fused chain of the kind models run (tanh for the transcendental, products
+        // and sums), on 1M floats so that it measures the kernel rather than memory. A lone exp
+        // rated the host engine's chains 2x fast: each step of a chain is a pass over its strip
+        // there, which a single op does not show.
+        Probe(name: .chain, runs: 10, slowRuns: 10) { scale throws(TensorError) in try chainProbe(scale) },
+        // Few long lines and many short ones, to tell a cost per line (a work-group per row on a
+        // device) from the bytes.
+        Probe(name: .reduceLong, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let r = try input([Sizes.longRows(scale), 1024], 9)
+            return { r.sum(alongAxes: 1) }
+        },
+        Probe(name: .reduceShort, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let r = try input([Sizes.shortRows(scale), 8], 13)
+            return { r.sum(alongAxes: 1) }
+        },
+        Probe(name: .linesLong, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let r = try input([Sizes.longRows(scale), 1024], 9)
+            return { r.softmax() }
+        },
+        Probe(name: .linesShort, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let r = try input([Sizes.shortRows(scale), 8], 13)
+            return { r.softmax() }
+        },
+        Probe(name: .movement, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let r = try input([Sizes.longRows(scale), 1024], 9)
+            return { r.transposed().reshaped(to: [Sizes.longRows(scale) * 1024]) }
+        },
+        // The same bytes moved in runs of 64 floats, as attention's head split and merge do: a
+        // host copy streams them, a device kernel that indexes each element may not.
+        Probe(name: .runMovement, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+            let heads = try input([Sizes.longRows(scale), 16, 64], 16)
+            return { heads.transposed(permutation: [1, 0, 2]).reshaped(to: [Sizes.longRows(scale) * 1024]) }
+        },
+    ]
+
+    private static func matmul(_ name: ProbeName, _ edge: Int, seed: Int, runs: Int, slowRuns: Int?) -> Probe {
+        Probe(name: name, runs: runs, slowRuns: slowRuns) { _ throws(TensorError) in
+            let (a, b) = (try input([edge, edge], seed), try input([edge, edge], seed + 1))
+            return { a.matmul(b) }
+        }
+    }
+
+    private static func chainProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
+        let (u, w) = (try input([Sizes.chainCount(scale)], 14), try input([Sizes.chainCount(scale)], 15))
+        return { (u * w + w).relu() * 0.5 + u.tanh() }
+    }
+
+    // MARK: The cells
+
+    /// One term of one row of the profile, from the probes' times.
+    struct Cell: Sendable {
+        let costClass: CostClass
+        let term: Term
+        /// The value, or `nil` when its probes were not measured (the row keeps its default).
+        let value: @Sendable (Measurements) -> Double?
+    }
+
+    /// A column of a profile's rows.
+    enum Term: Sendable, Hashable {
+        case gflops
+        /// The rate of a cube product of this edge, a point of the row's rate curve.
+        case gflopsAtCube(Int)
+        case gbPerSecond, launchSeconds, secondsPerLine, secondsPerOperand
+    }
+
+    /// The probes' median seconds, and the sizes they ran at.
+    struct Measurements: Sendable {
+        let scale: Int
+        var seconds: [ProbeName: Double] = [:]
+        /// The floating-point operations of the chain probe's plan (each step of its region counts).
+        var chainFLOPs = 0.0
+
+        subscript(_ name: ProbeName) -> Double? { seconds[name] }
+
+        /// Seconds of a probe beyond a launch probe's (at least a nanosecond).
+        func beyond(_ name: ProbeName, _ launch: ProbeName) -> Double? {
+            guard let time = seconds[name] else { return nil }
+            return Swift.max(time - (seconds[launch] ?? 0), 1e-9)
+        }
+
+        /// `bytes` moved in the probe's seconds beyond the launch, in GB/s.
+        func rate(_ name: ProbeName, bytes: Int, launch: ProbeName = .launch) -> Double? {
+            beyond(name, launch).map { Double(bytes) / $0 / 1e9 }
+        }
+
+        /// A cube product's GFLOP/s.
+        func matmulRate(_ name: ProbeName, edge: Int) -> Double? {
+            beyond(name, .launch).map { 2 * Double(edge) * Double(edge) * Double(edge) / $0 / 1e9 }
+        }
+
+        /// Seconds per line and GB/s of line-wise work, from a probe of few long lines and one of
+        /// many short ones (see ``Calibration/perLineAndBandwidth(long:short:)``).
+        func lineFit(long: ProbeName, short: ProbeName, launch: ProbeName, bytesPerElement: (Int) -> Int) -> (perLine: Double, gbPerSecond: Double)? {
+            guard let longSeconds = beyond(long, launch), let shortSeconds = beyond(short, launch) else { return nil }
+            let (longRows, shortRows) = (Sizes.longRows(scale), Sizes.shortRows(scale))
+            return Calibration.perLineAndBandwidth(
+                long: (longSeconds, Double(longRows), Double(bytesPerElement(longRows * 1024) + (long == .reduceLong ? longRows * 4 : 0))),
+                short: (shortSeconds, Double(shortRows), Double(bytesPerElement(shortRows * 8) + (short == .reduceShort ? shortRows * 4 : 0))))
+        }
+    }
+
+    /// Every term a calibration measures.
+    static let cells: [Cell] = {
+        let arithmetic: @Sendable (Measurements) -> Double? = { m in m.beyond(.chain, .launch).map { m.chainFLOPs / $0 / 1e9 } }
+        let edges = DeviceProfile.matmulProbeEdges
+        var cells: [Cell] = [
+            Cell(costClass: .elementwise, term: .launchSeconds) { $0[.launch] },
+            Cell(costClass: .elementwise, term: .secondsPerOperand) { m in m[.manyOperands].map { Swift.max(0, $0 - (m[.launch] ?? 0)) / 16 } },
+            Cell(costClass: .elementwise, term: .gbPerSecond) { m in m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4) },
+            Cell(costClass: .reduction, term: .launchSeconds) { $0[.reductionLaunch] },
+            Cell(costClass: .reduction, term: .secondsPerLine) { m in m.lineFit(long: .reduceLong, short: .reduceShort, launch: .reductionLaunch) { $0 * 4 }?.perLine },
+            Cell(costClass: .reduction, term: .gbPerSecond) { m in m.lineFit(long: .reduceLong, short: .reduceShort, launch: .reductionLaunch) { $0 * 4 }?.gbPerSecond },
+            Cell(costClass: .lineWise, term: .launchSeconds) { $0[.lineWiseLaunch] },
+            Cell(costClass: .lineWise, term: .secondsPerLine) { m in m.lineFit(long: .linesLong, short: .linesShort, launch: .lineWiseLaunch) { $0 * 8 }?.perLine },
+            Cell(costClass: .lineWise, term: .gbPerSecond) { m in m.lineFit(long: .linesLong, short: .linesShort, launch: .lineWiseLaunch) { $0 * 8 }?.gbPerSecond },
+            Cell(costClass: .movement, term: .launchSeconds) { $0[.movementLaunch] },
+            Cell(costClass: .movement, term: .gbPerSecond) { m in
+                m.rate(.movement, bytes: 2 * Sizes.longRows(m.scale) * 1024 * 4, launch: .movementLaunch)
+            },
+            Cell(costClass: .runMovement, term: .launchSeconds) { $0[.movementLaunch] },
+            Cell(costClass: .runMovement, term: .gbPerSecond) { m in
+                m.rate(.runMovement, bytes: 2 * Sizes.longRows(m.scale) * 1024 * 4, launch: .movementLaunch)
+            },
+            Cell(costClass: .matmul, term: .gflopsAtCube(edges.small)) { $0.matmulRate(.matmulSmall, edge: edges.small) },
+            Cell(costClass: .matmul, term: .gflopsAtCube(edges.medium)) { $0.matmulRate(.matmulMedium, edge: edges.medium) },
+            // The naive loops' large rate is their medium one (a 512³ product is not run there).
+            Cell(costClass: .matmul, term: .gflopsAtCube(edges.large)) { m in
+                m.matmulRate(.matmulLarge, edge: edges.large) ?? m.matmulRate(.matmulMedium, edge: edges.medium)
+            },
+            Cell(costClass: .matrixVector, term: .gflops) { m in
+                m.beyond(.matrixVector, .launch).map { 2 * Double(Sizes.skinnyK(m.scale) * Sizes.skinnyK(m.scale)) / $0 / 1e9 }
+            },
+        ]
+        // Every kind of work does its arithmetic at the chain's rate; products move their
+        // operands at the stream's; matrix products launch like elementwise ops.
+        for costClass in [CostClass.elementwise, .reduction, .lineWise, .movement, .runMovement] {
+            cells.append(Cell(costClass: costClass, term: .gflops, value: arithmetic))
+        }
+        for costClass in [CostClass.matmul, .matrixVector] {
+            cells.append(Cell(costClass: costClass, term: .gbPerSecond) { m in m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4) })
+            cells.append(Cell(costClass: costClass, term: .launchSeconds) { $0[.launch] })
+        }
+        return cells
+    }()
+
+    // MARK: Measuring
+
+    /// A probe input: a host constant, so that the probe measures the op, not the input's making.
+    private static func input(_ shape: [Int], _ seed: Int) throws(TensorError) -> Tensor {
+        let t = Tensor(randomNormal: shape, seed: seed)
+        if let error = t.error { throw error }
+        return t
+    }
+
     /// The median seconds of the probe's op on one backend over up to `runs` runs after a warm-up
     /// run: the plan runs in measure mode and only the kernel steps count (copies of the host
     /// inputs do not). The median, not the best run, because the planner predicts the typical
     /// time on a machine that may be shared, and `tensorplan quality` compares with medians too.
-    /// With `afterFirstStep`, the plan's first step does not count: a launch probe reads the
-    /// result of an earlier kernel, as most ops of a model do, rather than a freshly uploaded
-    /// input, whose first use costs a device (PoCL) about as much again.
     static func seconds(_ backend: any Backend, runs: Int, budget: Double = 2, afterFirstStep: Bool = false, _ build: () -> Tensor) throws(TensorError) -> Double {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
-        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.kind))
+        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.id))
         for run in 0...runs {
             let target = build()
             guard let node = target.node else { throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
@@ -40,146 +308,27 @@ package enum Calibration {
         return samples[samples.count / 2]
     }
 
-    static func calibrate(_ backend: any Backend) throws(TensorError) -> DeviceProfile {
-        let slow = backend.kind == .naive
-        let scale = slow ? 4 : 1
-        func constant(_ shape: [Int], _ seed: Int) throws(TensorError) -> Tensor {
-            let t = Tensor(randomNormal: shape, seed: seed)
-            guard let node = t.node else { throw t.error ?? TensorError(.invalidArgument, op: "calibrate", message: "probe input") }
-            // Inputs live on the host as constants; the probe measures the op, not their creation.
-            _ = node
-            return t
+    /// Host ↔ device GB/s: the best of five round trips of 16 MiB.
+    private static func transferGBPerSecond(_ backend: any Backend) throws(TensorError) -> Double {
+        let bytes = 16 << 20
+        let host = try input([bytes / 4], 10)
+        guard let value = host.node?.storedResult else { throw TensorError(.backendFailure, op: "calibrate", message: "no host probe") }
+        var best = Double.infinity
+        for _ in 0..<5 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let uploaded = try backend.upload(value)
+            _ = try backend.download(uploaded)
+            try backend.synchronize()
+            best = Swift.min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
-        // Launch latency: an op on 256 elements (one for the naive loops, whose work would show),
-        // dominated by fixed costs, on the result of an earlier kernel (a softmax, which nothing
-        // fuses with). Not one element everywhere: PoCL takes half as long again over a one-item
-        // range as over a few hundred items.
-        let one = try constant([slow ? 1 : 256], 1)
-        let launch = try seconds(backend, runs: 200, budget: 1, afterFirstStep: true) {
-            let resident = one.softmax()
-            return resident + resident
-        }
-        // The cost of each further operand: a fused region of 17 (one from a kernel, 16 scalars
-        // from the host, as a chain with constants reads them).
-        let manyOperands = try seconds(backend, runs: 50, budget: 1, afterFirstStep: true) {
-            var chain = one.softmax()
-            for step in 0..<16 { chain = chain * (Float(1 + step) / 16) }
-            return chain
-        }
-        let perOperand = max(0, manyOperands - launch) / 16
-        // Reductions, line-wise ops and data movement run kernels of their own, with fixed costs
-        // of their own (a two-stage device reduction is more than one launch): one-row probes.
-        let tinyRow = try constant([1, 8], 11)
-        let reductionLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinyRow.softmax().sum(alongAxes: 1) }
-        let lineWiseLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinyRow.softmax().softmax() }
-        let tinySquare = try constant([4, 4], 12)
-        let movementLaunch = try seconds(backend, runs: 100, budget: 1, afterFirstStep: true) { tinySquare.softmax().transposed().reshaped(to: [16]) }
-
-        // Matrix products at three sizes: the rate grows with the work (see
-        // `DeviceProfile.matmulGFLOPS`). The naive loops run at one rate whatever the size, and a
-        // 512³ product would take them half a second a run: their large rate is the medium one.
-        func matmulGFLOPS(_ edge: Int, seed: Int, runs: Int) throws(TensorError) -> Double {
-            let a = try constant([edge, edge], seed)
-            let b = try constant([edge, edge], seed + 1)
-            let time = try seconds(backend, runs: runs) { a.matmul(b) }
-            return 2 * pow3(edge) / max(time - launch, 1e-9) / 1e9
-        }
-        let edges = DeviceProfile.matmulProbeEdges
-        let smallGFLOPS = try matmulGFLOPS(edges.small, seed: 4, runs: 20)
-        let mediumGFLOPS = try matmulGFLOPS(edges.medium, seed: 20, runs: slow ? 2 : 10)
-        let largeGFLOPS = slow ? mediumGFLOPS : try matmulGFLOPS(edges.large, seed: 2, runs: 5)
-
-        let k = slow ? 256 : 768
-        let v = try constant([1, k], 5)
-        let m = try constant([k, k], 6)
-        let skinnyTime = try seconds(backend, runs: 20) { v.matmul(m) }
-        let skinnyGFLOPS = 2 * Double(k * k) / max(skinnyTime - launch, 1e-9) / 1e9
-
-        let count = (1 << 22) / (scale * scale)
-        let x = try constant([count], 7)
-        let y = try constant([count], 8)
-        let streamTime = try seconds(backend, runs: 10) { x + y }
-        let stream = Double(3 * count * 4) / max(streamTime - launch, 1e-9) / 1e9
-
-        let rows = 1024 / scale
-        let r = try constant([rows, 1024], 9)
-        let reduceTime = try seconds(backend, runs: 10) { r.sum(alongAxes: 1) }
-        // Many short lines as well as few long ones, to separate a cost per line (a work-group per
-        // row on a device) from the bytes.
-        let shortRows = 16_384 / scale
-        let manyRows = try constant([shortRows, 8], 13)
-        let shortReduceTime = try seconds(backend, runs: 10) { manyRows.sum(alongAxes: 1) }
-        let (reductionPerLine, reduce) = perLineAndBandwidth(
-            long: (reduceTime - reductionLaunch, Double(rows), Double((rows * 1024 + rows) * 4)),
-            short: (shortReduceTime - reductionLaunch, Double(shortRows), Double((shortRows * 8 + shortRows) * 4)))
-        let lineWiseTime = try seconds(backend, runs: 10) { r.softmax() }
-        let shortLineWiseTime = try seconds(backend, runs: 10) { manyRows.softmax() }
-        let (lineWisePerLine, lineWise) = perLineAndBandwidth(
-            long: (lineWiseTime - lineWiseLaunch, Double(rows), Double(2 * rows * 1024 * 4)),
-            short: (shortLineWiseTime - lineWiseLaunch, Double(shortRows), Double(2 * shortRows * 8 * 4)))
-        let movementTime = try seconds(backend, runs: 10) { r.transposed().reshaped(to: [rows * 1024]) }
-        let movement = Double(2 * rows * 1024 * 4) / max(movementTime - movementLaunch, 1e-9) / 1e9
-        // The same bytes moved in runs of 64 floats, as attention's head split and merge do: a
-        // host copy streams them, a device kernel that indexes each element may not.
-        let heads = try constant([rows, 16, 64], 16)
-        let runMovementTime = try seconds(backend, runs: 10) { heads.transposed(permutation: [1, 0, 2]).reshaped(to: [rows * 1024]) }
-        let runMovement = Double(2 * rows * 1024 * 4) / max(runMovementTime - movementLaunch, 1e-9) / 1e9
-
-        // Arithmetic: a fused chain of the kind models run (tanh for the transcendental, products
-        // and sums), on 1M floats so that it measures the kernel rather than memory. A lone exp
-        // rated the host engine's chains 2x fast: each instruction of a chain is a pass over
-        // its block there, which a single op does not show.
-        let chainCount = (1 << 20) / (scale * scale)
-        let u = try constant([chainCount], 14)
-        let w = try constant([chainCount], 15)
-        let chain = { ((u * w + w).relu() * 0.5 + u.tanh()) }
-        let chainTime = try seconds(backend, runs: 10) { chain() }
-        let chainFlops = try flops(of: chain(), on: backend)
-        let arithmetic = chainFlops / max(chainTime - launch, 1e-9) / 1e9
-
-        var transfer: Double?
-        if backend.memorySpace != .host {
-            let bytes = 16 << 20
-            let host = try constant([bytes / 4], 10)
-            guard let value = host.node?.storedResult else { throw TensorError(.backendFailure, op: "calibrate", message: "no host probe") }
-            var best = Double.infinity
-            for _ in 0..<5 {
-                let start = DispatchTime.now().uptimeNanoseconds
-                let uploaded = try backend.upload(value)
-                _ = try backend.download(uploaded)
-                try backend.synchronize()
-                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            }
-            transfer = Double(2 * bytes) / best / 1e9
-        }
-        var profile = DefaultProfiles.profile(for: backend)
-        profile.matmulLargeGFLOPS = largeGFLOPS
-        profile.matmulSmallGFLOPS = smallGFLOPS
-        profile.matmulMediumGFLOPS = mediumGFLOPS
-        profile.matmulSkinnyGFLOPS = skinnyGFLOPS
-        profile.streamGBPerSecond = stream
-        profile.reduceGBPerSecond = reduce
-        profile.elementwiseGFLOPS = arithmetic
-        profile.launchSeconds = launch
-        profile.launchSecondsPerOperand = perOperand
-        profile.lineWiseGBPerSecond = lineWise
-        profile.movementGBPerSecond = movement
-        profile.runMovementGBPerSecond = runMovement
-        profile.reductionLaunchSeconds = reductionLaunch
-        profile.lineWiseLaunchSeconds = lineWiseLaunch
-        profile.movementLaunchSeconds = movementLaunch
-        profile.lineWiseSecondsPerLine = lineWisePerLine
-        profile.reductionSecondsPerLine = reductionPerLine
-        profile.transferGBPerSecond = transfer ?? profile.transferGBPerSecond
-        profile.calibrated = true
-        return profile
+        return Double(2 * bytes) / best / 1e9
     }
 
     /// The floating-point operations of the probe's plan on one backend (a fused chain counts
     /// each of its instructions).
     static func flops(of probe: Tensor, on backend: any Backend) throws(TensorError) -> Double {
         guard let node = probe.node else { throw probe.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
-        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.kind))
+        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.id))
         return try planner.plan(targets: [node]).steps.reduce(0) { $0 + $1.cost.flops }
     }
 
@@ -188,8 +337,8 @@ package enum Calibration {
     /// zero and the other fitted alone. Returns seconds per line and GB/s.
     static func perLineAndBandwidth(long: (seconds: Double, lines: Double, bytes: Double),
                                     short: (seconds: Double, lines: Double, bytes: Double)) -> (Double, Double) {
-        let a = max(long.seconds, 1e-9)
-        let b = max(short.seconds, 1e-9)
+        let a = Swift.max(long.seconds, 1e-9)
+        let b = Swift.max(short.seconds, 1e-9)
         let determinant = long.lines * short.bytes - short.lines * long.bytes
         var perLine = determinant == 0 ? 0 : (a * short.bytes - b * long.bytes) / determinant
         var secondsPerByte = determinant == 0 ? a / long.bytes : (long.lines * b - short.lines * a) / determinant
@@ -198,10 +347,8 @@ package enum Calibration {
             secondsPerByte = a / long.bytes
         } else if secondsPerByte <= 0 {
             perLine = b / short.lines
-            secondsPerByte = max(a - long.lines * perLine, 1e-9) / long.bytes
+            secondsPerByte = Swift.max(a - long.lines * perLine, 1e-9) / long.bytes
         }
         return (perLine, 1 / secondsPerByte / 1e9)
     }
-
-    private static func pow3(_ n: Int) -> Double { Double(n) * Double(n) * Double(n) }
 }

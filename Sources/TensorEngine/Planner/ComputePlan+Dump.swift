@@ -1,6 +1,7 @@
 import Foundation
 
-/// The JSON form of a ``ComputePlan``: a stable, documented schema (see `docs/PLAN_FORMAT.md`).
+/// The JSON form of a ``ComputePlan``: a stable schema (`schema_version` 1), its keys the
+/// snake-case names of the properties below.
 public struct ComputePlanDocument: Codable, Sendable, Hashable {
     /// One operation of the plan.
     public struct Operation: Codable, Sendable, Hashable {
@@ -58,7 +59,7 @@ public struct ComputePlanDocument: Codable, Sendable, Hashable {
         operations = plan.operations.map { op in
             Operation(
                 index: op.index, op: op.op, fusedOps: op.fusedOps, shape: op.shape, scalarType: op.scalarType.rawValue, inputs: op.inputs,
-                preferred: op.deviceUsage.preferred.rawValue, supported: op.deviceUsage.supported.map(\.rawValue),
+                preferred: op.deviceUsage.preferred.name, supported: op.deviceUsage.supported.map(\.name),
                 estimatedSeconds: op.estimatedCost.seconds, weight: op.estimatedCost.weight, flops: op.cost.flops,
                 bytes: op.cost.bytesMoved, reason: op.reason, copies: op.copies, measuredSeconds: op.measuredSeconds)
         }
@@ -76,8 +77,8 @@ extension ComputePlan {
         var rows = [header]
         for op in operations {
             var row = [
-                "%\(op.index)", op.op, describe(op.shape), op.scalarType.rawValue, op.deviceUsage.preferred.rawValue,
-                op.deviceUsage.supported.map(\.rawValue).joined(separator: ","), formatSeconds(op.estimatedCost.seconds),
+                "%\(op.index)", op.op, describe(op.shape), op.scalarType.rawValue, op.deviceUsage.preferred.name,
+                op.deviceUsage.supported.map(\.name).joined(separator: ","), formatSeconds(op.estimatedCost.seconds),
                 String(format: "%5.1f%%", op.estimatedCost.weight * 100),
             ]
             if measured { row.append(op.measuredSeconds.map(formatSeconds) ?? "-") }
@@ -107,13 +108,10 @@ extension ComputePlan {
     /// The plan as a Graphviz DOT graph: operations coloured by device, labelled with their share
     /// of the estimate; inputs as boxes; copies between memory spaces as dashed red edges.
     public func dot() -> String {
-        func color(_ backend: BackendKind) -> String {
-            switch backend {
-            case .naive: "#d9d9d9"
-            case .openblas: "#9ecae1"
-            case .opencl: "#fdae6b"
-            }
-        }
+        // A colour per backend, by its place among the backends the engine knows.
+        let palette = ["#d9d9d9", "#9ecae1", "#fdae6b", "#a1d99b", "#bcbddc", "#fdd0a2"]
+        let known = Engine.shared.known
+        func color(_ backend: BackendID) -> String { palette[(known.firstIndex(of: backend) ?? known.count) % palette.count] }
         func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
         var lines = ["digraph plan {", "  rankdir=TB;", "  node [fontname=\"Helvetica\", fontsize=10];",
                      "  label=\(quoted("policy \(policy), estimated \(formatSeconds(totalEstimatedSeconds))"));"]

@@ -11,9 +11,9 @@ public struct ComputePlan: Sendable {
     /// Where an operation may run and where it will.
     public struct DeviceUsage: Sendable, Hashable, Codable {
         /// The backend the planner chose.
-        public let preferred: BackendKind
+        public let preferred: BackendID
         /// Every backend allowed by the policy that can run the operation.
-        public let supported: [BackendKind]
+        public let supported: [BackendID]
     }
 
     /// An operation's estimated cost.

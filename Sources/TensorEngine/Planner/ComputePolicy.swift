@@ -2,19 +2,19 @@
 public enum ComputePolicy: Sendable, Hashable, CustomStringConvertible {
     /// Every available backend; the planner chooses (`auto`).
     case all
-    /// The CPU backends: naive and openblas.
+    /// The backends that work in host memory: naive and openblas.
     case cpuOnly
-    /// The CPU backends and OpenCL.
+    /// The host backends and every OpenCL device.
     case cpuAndGPU
     /// Exactly one backend (parity tests and benchmarks use this).
-    case only(BackendKind)
+    case only(BackendID)
 
     /// Whether the policy lets a backend run ops.
-    public func allows(_ backend: BackendKind) -> Bool {
+    func allows(_ backend: any Backend) -> Bool {
         switch self {
         case .all, .cpuAndGPU: true
-        case .cpuOnly: backend != .opencl
-        case .only(let only): backend == only
+        case .cpuOnly: backend.memorySpace == .host
+        case .only(let only): backend.id == only
         }
     }
 
@@ -24,24 +24,26 @@ public enum ComputePolicy: Sendable, Hashable, CustomStringConvertible {
         case .all: "auto"
         case .cpuOnly: "cpuOnly"
         case .cpuAndGPU: "cpuAndGPU"
-        case .only(let backend): backend.rawValue
+        case .only(let backend): backend.name
         }
     }
 
-    /// The valid names, for error messages and `--help`.
-    public static let names = ["auto", "cpuOnly", "cpuAndGPU"] + BackendKind.allCases.map(\.rawValue)
+    /// The valid names, for error messages and `--help`: the policies, then every backend the
+    /// engine knows (an unavailable one too: evaluating under it fails with the reason).
+    public static var names: [String] { ["auto", "cpuOnly", "cpuAndGPU"] + Engine.shared.known.map(\.name) }
 
-    /// Parses a policy name (`auto`, `cpuOnly`, `cpuAndGPU`, `naive`, `openblas`, `opencl`).
+    /// Parses a policy name (`auto`, `cpuOnly`, `cpuAndGPU`, or a backend: `naive`, `openblas`,
+    /// `opencl`, `opencl:1`, ...).
     public init(name: String) throws(TensorError) {
         switch name {
         case "auto", "all": self = .all
         case "cpuOnly": self = .cpuOnly
         case "cpuAndGPU": self = .cpuAndGPU
         default:
-            guard let backend = BackendKind(rawValue: name) else {
+            guard Engine.shared.known.contains(BackendID(name)) else {
                 throw TensorError(.invalidArgument, op: "policy", message: "unknown compute policy '\(name)'; valid: \(ComputePolicy.names.joined(separator: ", "))")
             }
-            self = .only(backend)
+            self = .only(BackendID(name))
         }
     }
 

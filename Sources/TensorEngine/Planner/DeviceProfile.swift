@@ -1,125 +1,189 @@
 import Foundation
 
-/// What one backend's device achieves, the numbers the cost model turns work into time with.
+/// What one backend's device achieves: the figures the cost model turns work into time with.
+///
+/// A table: one row per ``CostClass`` (the kind of work an op's cost rule says it does), one
+/// column per cost term (``CostTerms``). A new kind of work or a new device is new rows of data,
+/// not new properties; a class with no row of its own is priced by the row of its
+/// ``CostClass/fallback``. Made by a backend (``Backend/defaultProfile``) or measured by
+/// `tensorplan calibrate` (`Calibration`, its probes as a list).
 public struct DeviceProfile: Sendable, Hashable, Codable {
     /// The backend the profile describes.
-    public var backend: BackendKind
+    public var backend: BackendID
     /// The device's name.
     public var deviceName: String
-    /// Achieved GFLOP/s for a 512×512×512 product (the large end of ``matmulGFLOPS(flops:m:n:)``).
-    public var matmulLargeGFLOPS: Double
-    /// Achieved GFLOP/s for a 64×64×64 product (the small end of ``matmulGFLOPS(flops:m:n:)``).
-    public var matmulSmallGFLOPS: Double
-    /// Achieved GFLOP/s for skinny products (one of m, n under 16: matrix·vector).
-    public var matmulSkinnyGFLOPS: Double
-    /// Achieved GB/s for streaming work (elementwise ops, copies).
-    public var streamGBPerSecond: Double
-    /// Achieved GB/s for reductions and line-wise ops (softmax, layer norm).
-    public var reduceGBPerSecond: Double
-    /// Achieved GFLOP/s of arithmetic in elementwise and line-wise ops.
-    public var elementwiseGFLOPS: Double
-    /// Fixed cost of one op or kernel launch, in seconds.
-    public var launchSeconds: Double
-    /// Host ↔ device bandwidth in GB/s; `nil` when the device works on host memory directly.
-    public var transferGBPerSecond: Double?
     /// Threads the backend runs on.
     public var threads: Int
     /// Whether the numbers come from a calibration run on this machine (else documented defaults).
     public var calibrated: Bool
-    /// Achieved GB/s for line-wise ops (softmax, log-softmax, layer norm); `nil`: as reductions.
-    public var lineWiseGBPerSecond: Double? = nil
-    /// Achieved GB/s for data movement (copies of strided views, transposes, gathers,
-    /// concatenation); `nil`: as streams.
-    public var movementGBPerSecond: Double? = nil
-    /// Achieved GB/s for data movement in runs of at least a cache line on both sides (a permute
-    /// that keeps the last axis, a gather of rows); `nil`: as ``movementGBPerSecond``.
-    public var runMovementGBPerSecond: Double? = nil
-    /// Seconds an elementwise launch costs per operand beyond the first (a device binds each
-    /// buffer it reads; a fused region of many operands pays it many times); `nil`: nothing.
-    public var launchSecondsPerOperand: Double? = nil
-    /// Fixed cost of one reduction, in seconds (a two-stage device reduction is two launches and
-    /// more); `nil`: ``launchSeconds``.
-    public var reductionLaunchSeconds: Double? = nil
-    /// Fixed cost of one line-wise op, in seconds; `nil`: ``launchSeconds``.
-    public var lineWiseLaunchSeconds: Double? = nil
-    /// Fixed cost of one data-movement op, in seconds; `nil`: ``launchSeconds``.
-    public var movementLaunchSeconds: Double? = nil
-    /// Seconds per line of a line-wise op (``Cost/lines``: a softmax row costs this much beyond
-    /// its bytes); `nil`: nothing.
-    public var lineWiseSecondsPerLine: Double? = nil
-    /// Seconds per output of a reduction beyond its bytes; `nil`: nothing.
-    public var reductionSecondsPerLine: Double? = nil
-    /// Achieved GFLOP/s for a 192×192×192 product, between the small and large ones; `nil`: the
-    /// rate is interpolated between those two alone.
-    public var matmulMediumGFLOPS: Double? = nil
+    /// The terms of each kind of work.
+    public var rows: [CostClass: CostTerms]
+    /// Copies between the host and the device; `nil` when the device works on host memory.
+    public var transfer: TransferTerms?
 
-    /// The cube edges of the small, medium and large matrix-product probes.
-    static let matmulProbeEdges = (small: 64, medium: 192, large: 512)
+    /// A profile of the given rows.
+    public init(backend: BackendID, deviceName: String, threads: Int, calibrated: Bool, rows: [CostClass: CostTerms],
+                transfer: TransferTerms?) {
+        self.backend = backend
+        self.deviceName = deviceName
+        self.threads = threads
+        self.calibrated = calibrated
+        self.rows = rows
+        self.transfer = transfer
+    }
 
-    /// The rate of a matrix product of `flops`: a rate that grows with the product's size,
-    /// piecewise linear in log FLOPs through the calibrated probes and flat beyond them. A device
-    /// reaches its peak only on work enough to fill it: PoCL's kernels run a 64³ product at 2-4
-    /// GFLOP/s, a 128×384×384 one at ~45, and a 512³ one at ~80.
-    func matmulGFLOPS(flops: Double) -> Double {
-        func point(_ edge: Int, _ gflops: Double) -> (flops: Double, gflops: Double) { (2 * pow(Double(edge), 3), gflops) }
-        func between(_ lower: (flops: Double, gflops: Double), _ upper: (flops: Double, gflops: Double)) -> Double {
-            lower.gflops + log(flops / lower.flops) / log(upper.flops / lower.flops) * (upper.gflops - lower.gflops)
+    /// The row that prices a class of work: its own, else its fallback's.
+    public func row(_ costClass: CostClass) -> CostTerms {
+        var current: CostClass? = costClass
+        while let candidate = current {
+            if let row = rows[candidate] { return row }
+            current = candidate.fallback
         }
-        let small = point(Self.matmulProbeEdges.small, matmulSmallGFLOPS)
-        let large = point(Self.matmulProbeEdges.large, matmulLargeGFLOPS)
-        guard flops > small.flops else { return small.gflops }
-        guard flops < large.flops else { return large.gflops }
-        guard let matmulMediumGFLOPS else { return between(small, large) }
-        let medium = point(Self.matmulProbeEdges.medium, matmulMediumGFLOPS)
-        return flops < medium.flops ? between(small, medium) : between(medium, large)
+        return .unknown
     }
 
     /// Seconds a cost of this class takes on this device by a roofline estimate: compute and
-    /// memory time overlapped, plus launch latency and, for line-wise ops and reductions, a cost
-    /// per line. `operands`: distinct operands an elementwise kernel reads (see
-    /// ``launchSecondsPerOperand``).
+    /// memory time overlapped, plus a fixed cost per launch (and per operand beyond the first,
+    /// which devices bind one by one) and per line.
     func seconds(for cost: Cost, costClass: CostClass, operands: Int = 1) -> Double {
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return 0 }
-        let gflops: Double
-        let bandwidth: Double
-        let launch: Double
-        var perLine = 0.0
-        switch costClass {
-        case .matmul:
-            gflops = matmulGFLOPS(flops: cost.flops)
-            bandwidth = streamGBPerSecond
-            launch = launchSeconds
-        case .matrixVector:
-            gflops = matmulSkinnyGFLOPS
-            bandwidth = streamGBPerSecond
-            launch = launchSeconds
-        case .reduction:
-            gflops = elementwiseGFLOPS
-            bandwidth = reduceGBPerSecond
-            launch = reductionLaunchSeconds ?? launchSeconds
-            perLine = reductionSecondsPerLine ?? 0
-        case .lineWise:
-            gflops = elementwiseGFLOPS
-            bandwidth = lineWiseGBPerSecond ?? reduceGBPerSecond
-            launch = lineWiseLaunchSeconds ?? launchSeconds
-            perLine = lineWiseSecondsPerLine ?? 0
-        case .movement, .runMovement:
-            gflops = elementwiseGFLOPS
-            bandwidth = (costClass == .runMovement ? runMovementGBPerSecond : nil) ?? movementGBPerSecond ?? streamGBPerSecond
-            launch = movementLaunchSeconds ?? launchSeconds
-        case .elementwise:
-            gflops = elementwiseGFLOPS
-            bandwidth = streamGBPerSecond
-            launch = launchSeconds + Double(Swift.max(0, operands - 1)) * (launchSecondsPerOperand ?? 0)
-        }
-        let compute = cost.flops / (gflops * 1e9)
-        let memory = cost.bytesMoved / (bandwidth * 1e9)
-        return Swift.max(compute, memory) + cost.lines * perLine + cost.launches * launch
+        let row = row(costClass)
+        let compute = cost.flops / (row.gflops(forFLOPs: cost.flops) * 1e9)
+        let memory = cost.bytesMoved / (row.gbPerSecond * 1e9)
+        let launch = row.launchSeconds + Double(Swift.max(0, operands - 1)) * row.secondsPerOperand
+        return Swift.max(compute, memory) + cost.lines * row.secondsPerLine + cost.launches * launch
     }
 
     /// Seconds to move bytes between the host and this device (zero for host memory).
     func transferSeconds(bytes: Double) -> Double {
-        guard let transferGBPerSecond, bytes > 0 else { return 0 }
-        return bytes / (transferGBPerSecond * 1e9) + launchSeconds
+        guard let transfer, bytes > 0 else { return 0 }
+        return bytes / (transfer.gbPerSecond * 1e9) + transfer.launchSeconds
+    }
+}
+
+/// The terms of one kind of work on one device: one row of a ``DeviceProfile``.
+public struct CostTerms: Sendable, Hashable, Codable {
+    /// Achieved GFLOP/s by the size of the work, as points (FLOPs of a probe, GFLOP/s) in
+    /// increasing FLOPs: piecewise linear in log FLOPs between them, flat beyond. One point is a
+    /// flat rate; matrix products have three (a device fills only with work enough: PoCL runs a
+    /// 64³ product at 2-4 GFLOP/s and a 512³ one at ~80).
+    public var gflops: [RatePoint]
+    /// Achieved GB/s of the bytes the work reads and writes.
+    public var gbPerSecond: Double
+    /// Fixed seconds per launch.
+    public var launchSeconds: Double
+    /// Seconds per line beyond the bytes (``Cost/lines``: a device kernel that gives each row a
+    /// work-group pays this per row).
+    public var secondsPerLine: Double
+    /// Seconds per operand beyond the first (a device binds each buffer a kernel reads).
+    public var secondsPerOperand: Double
+
+    /// A row of the given terms.
+    public init(gflops: [RatePoint], gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0,
+                secondsPerOperand: Double = 0) {
+        self.gflops = gflops
+        self.gbPerSecond = gbPerSecond
+        self.launchSeconds = launchSeconds
+        self.secondsPerLine = secondsPerLine
+        self.secondsPerOperand = secondsPerOperand
+    }
+
+    /// A row at one rate whatever the size.
+    public init(gflops: Double, gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0, secondsPerOperand: Double = 0) {
+        self.init(gflops: [RatePoint(flops: 1, gflops: gflops)], gbPerSecond: gbPerSecond, launchSeconds: launchSeconds,
+                  secondsPerLine: secondsPerLine, secondsPerOperand: secondsPerOperand)
+    }
+
+    /// A row for a class no profile describes: slow, so that nothing is placed by it.
+    static let unknown = CostTerms(gflops: 0.1, gbPerSecond: 0.1, launchSeconds: 1e-4)
+
+    /// The rate at `flops` of work.
+    public func gflops(forFLOPs flops: Double) -> Double {
+        guard let first = gflops.first, let last = gflops.last else { return 1 }
+        guard flops > first.flops else { return first.gflops }
+        guard flops < last.flops else { return last.gflops }
+        for (lower, upper) in zip(gflops, gflops.dropFirst()) where flops < upper.flops {
+            return lower.gflops + log(flops / lower.flops) / log(upper.flops / lower.flops) * (upper.gflops - lower.gflops)
+        }
+        return last.gflops
+    }
+}
+
+/// A measured rate: `gflops` GFLOP/s on work of `flops` FLOPs.
+public struct RatePoint: Sendable, Hashable, Codable {
+    public var flops: Double
+    public var gflops: Double
+
+    /// A point of a rate curve.
+    public init(flops: Double, gflops: Double) {
+        self.flops = flops
+        self.gflops = gflops
+    }
+
+    /// The point of a cube product of this edge (2·n³ FLOPs).
+    public static func cube(_ edge: Int, gflops: Double) -> RatePoint {
+        RatePoint(flops: 2 * pow(Double(edge), 3), gflops: gflops)
+    }
+}
+
+/// Copies between the host and a device.
+public struct TransferTerms: Sendable, Hashable, Codable {
+    /// Host ↔ device bandwidth.
+    public var gbPerSecond: Double
+    /// Fixed seconds per copy.
+    public var launchSeconds: Double
+
+    /// Copies at this bandwidth and fixed cost.
+    public init(gbPerSecond: Double, launchSeconds: Double) {
+        self.gbPerSecond = gbPerSecond
+        self.launchSeconds = launchSeconds
+    }
+}
+
+extension CostClass {
+    /// The class whose row prices this one when a profile has no row for it.
+    var fallback: CostClass? {
+        switch self {
+        case .elementwise: nil
+        case .reduction, .movement: .elementwise
+        case .lineWise: .reduction
+        case .runMovement: .movement
+        case .matrixVector: .matmul
+        case .matmul: .elementwise
+        }
+    }
+}
+
+extension DeviceProfile {
+    /// The cube edges of the small, medium and large matrix-product probes.
+    static let matmulProbeEdges = (small: 64, medium: 192, large: 512)
+
+    /// A profile from a device's headline figures, every class priced by them: what backends give
+    /// as defaults before a calibration (and tests build synthetic devices with).
+    ///
+    /// - Parameters:
+    ///   - matmul: GFLOP/s of 64³, 192³ (when known) and 512³ products: the rate curve of matrix
+    ///     products.
+    ///   - matrixVector: GFLOP/s of products with a dimension under 16.
+    ///   - stream: GB/s of elementwise work and data movement.
+    ///   - reduction: GB/s of reductions and line-wise work.
+    ///   - arithmetic: GFLOP/s of elementwise arithmetic (and of reductions' and lines' arithmetic).
+    ///   - launch: seconds per launch of any kind.
+    ///   - transfer: host ↔ device GB/s, `nil` for host memory.
+    static func headline(
+        backend: BackendID, deviceName: String, threads: Int, matmul: (small: Double, medium: Double?, large: Double),
+        matrixVector: Double, stream: Double, reduction: Double, arithmetic: Double, launch: Double, transfer: Double?
+    ) -> DeviceProfile {
+        let edges = matmulProbeEdges
+        let rate = CostTerms(gflops: arithmetic, gbPerSecond: stream, launchSeconds: launch)
+        let lines = CostTerms(gflops: arithmetic, gbPerSecond: reduction, launchSeconds: launch)
+        let rows: [CostClass: CostTerms] = [
+            .elementwise: rate, .movement: rate, .runMovement: rate, .reduction: lines, .lineWise: lines,
+            .matmul: CostTerms(gflops: [.cube(edges.small, gflops: matmul.small)] + (matmul.medium.map { [.cube(edges.medium, gflops: $0)] } ?? [])
+                                   + [.cube(edges.large, gflops: matmul.large)], gbPerSecond: stream, launchSeconds: launch),
+            .matrixVector: CostTerms(gflops: matrixVector, gbPerSecond: stream, launchSeconds: launch),
+        ]
+        return DeviceProfile(backend: backend, deviceName: deviceName, threads: threads, calibrated: false, rows: rows,
+                             transfer: transfer.map { TransferTerms(gbPerSecond: $0, launchSeconds: launch) })
     }
 }

@@ -16,13 +16,13 @@ struct PlanStep: Sendable {
     /// The positions of the nodes a fused region absorbed (their values are never materialized).
     let absorbed: [Int]
     /// Where the step runs.
-    let backend: BackendKind
+    let backend: BackendID
     /// The planner's estimate of the kernel's time, in seconds.
     let estimatedSeconds: Double
     /// The cost of the kernel, from the op table.
     let cost: Cost
     /// The backends that could run the kernel under the policy.
-    let supported: [BackendKind]
+    let supported: [BackendID]
     /// Why the step runs where it does.
     let reason: PlacementReason
     /// Operands copied into this backend's memory space before the step, with their estimated time.

@@ -10,19 +10,23 @@ import Foundation
 /// (which must reach the host), giving each step the backend that minimises its subtree's cost.
 struct Planner {
     let backends: [any Backend]
-    let profiles: [BackendKind: DeviceProfile]
+    let profiles: [BackendID: DeviceProfile]
     let policy: ComputePolicy
-    /// The backends the policy allows, in preference order.
+    /// The backends the policy allows, in preference order; the planner's tables index them by
+    /// position.
     private let allowed: [any Backend]
+    /// The profile of each allowed backend, by position.
+    private let allowedProfiles: [DeviceProfile?]
     /// Whether every allowed backend plans with a calibrated profile.
     private let calibrated: Bool
 
-    init(backends: [any Backend], profiles: [BackendKind: DeviceProfile], policy: ComputePolicy) {
+    init(backends: [any Backend], profiles: [BackendID: DeviceProfile], policy: ComputePolicy) {
         self.backends = backends
         self.profiles = profiles
         self.policy = policy
-        allowed = backends.filter { policy.allows($0.kind) }
-        calibrated = allowed.allSatisfy { profiles[$0.kind]?.calibrated ?? false }
+        allowed = backends.filter { policy.allows($0) }
+        allowedProfiles = allowed.map { profiles[$0.id] }
+        calibrated = allowedProfiles.allSatisfy { $0?.calibrated ?? false }
     }
 
     /// A step before placement: the kernel, its node and operands.
@@ -35,10 +39,10 @@ struct Planner {
 
     /// The planner's decision for one candidate.
     struct Decision: Sendable {
-        let backend: BackendKind
+        let backend: BackendID
         let estimatedSeconds: Double
         let cost: Cost
-        let supported: [BackendKind]
+        let supported: [BackendID]
         let reason: PlacementReason
     }
 
@@ -60,48 +64,49 @@ struct Planner {
         try plan(targets: targets, cache: nil).0
     }
 
-    /// The dynamic programme: cost tables forward, choices backward.
+    /// The dynamic programme: cost tables forward, choices backward. Backends are their
+    /// positions in ``allowed`` throughout.
     func place(_ candidates: [Candidate], sources: [Node], targets: [Node]) throws(TensorError) -> [Decision] {
         let allowed = self.allowed
         guard !allowed.isEmpty else {
             throw TensorError(.unsupported, op: "plan", message: "no available backend is allowed by the compute policy \(policy)")
         }
+        let positions = allowed.indices
         // arrival[node][backend]: seconds until the node's value is in that backend's memory.
         var arrival = NodeMap<PerBackend<Double>>(capacity: sources.count + candidates.count)
         for source in sources {
             var seconds = PerBackend<Double>()
-            for backend in allowed { seconds[backend.kind] = transferSeconds(source.signature.byteCount, from: .host, to: backend) }
+            for b in positions { seconds[b] = transferSeconds(source.signature.byteCount, from: .host, to: b) }
             arrival[source.id] = seconds
         }
-        var options: [(supported: [BackendKind], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [BackendKind])] = []
+        var options: [(supported: [Int], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [Int])] = []
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
             let opCost = Self.cost(of: candidate)
             var cost = opCost.cost
             var seconds = PerBackend<Double>()
             var total = PerBackend<Double>()
-            var supported: [BackendKind] = []
-            var lowered: [BackendKind] = []
+            var supported: [Int] = []
+            var lowered: [Int] = []
             var reasons: [String] = []
-            for backend in allowed {
-                let capability = backend.capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature)
+            for b in positions {
                 let own: Double
-                switch capability {
+                switch allowed[b].capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature) {
                 case .kernel:
-                    own = estimate(opCost, operands: candidate.operands.count, on: backend.kind)
+                    own = estimate(opCost, operands: candidate.operands.count, on: b)
                 case .lowered(let parts):
                     own = parts.reduce(0.0) { total, part in
-                        total + estimate(part.op.descriptor.cost(part.op, part.inputs, part.output), operands: part.inputs.count, on: backend.kind)
+                        total + estimate(part.op.descriptor.cost(part.op, part.inputs, part.output), operands: part.inputs.count, on: b)
                     }
                     if supported.isEmpty { cost = parts.reduce(Cost.zero) { $0 + $1.op.descriptor.cost($1.op, $1.inputs, $1.output).cost } }
-                    if case .op = candidate.kernel { lowered.append(backend.kind) }
+                    if case .op = candidate.kernel { lowered.append(b) }
                 case .unsupported(let reason):
-                    reasons.append("\(backend.kind): \(reason)")
+                    reasons.append("\(allowed[b].id): \(reason)")
                     continue
                 }
-                supported.append(backend.kind)
-                seconds[backend.kind] = own
-                total[backend.kind] = own + candidate.operands.reduce(0.0) { $0 + (arrival[$1.id]?[backend.kind] ?? 0) }
+                supported.append(b)
+                seconds[b] = own
+                total[b] = own + candidate.operands.reduce(0.0) { $0 + (arrival[$1.id]?[b] ?? 0) }
             }
             guard !supported.isEmpty else {
                 throw TensorError(
@@ -110,33 +115,33 @@ struct Planner {
             }
             options.append((supported, seconds, total, cost, lowered))
             var reach = PerBackend<Double>()
-            for destination in allowed {
-                reach[destination.kind] = supported.map { producer in
-                    (total[producer] ?? .infinity) + transferSeconds(candidate.node.signature.byteCount, from: space(of: producer), to: destination)
+            for destination in positions {
+                reach[destination] = supported.map { producer in
+                    (total[producer] ?? .infinity) + transferSeconds(candidate.node.signature.byteCount, from: allowed[producer].memorySpace, to: destination)
                 }.min() ?? .infinity
             }
             arrival[candidate.node.id] = reach
         }
 
         // Backward: each candidate goes where its subtree plus the copy to its consumer is cheapest.
-        var wanted = NodeMap<BackendKind>(capacity: candidates.count)
-        let host = allowed.first { $0.memorySpace == .host }?.kind ?? allowed[0].kind
+        var wanted = NodeMap<Int>(capacity: candidates.count)
+        let host = allowed.firstIndex { $0.memorySpace == .host } ?? 0
         for target in targets { wanted[target.id] = host }
-        var chosen = [BackendKind](repeating: host, count: candidates.count)
+        var chosen = [Int](repeating: host, count: candidates.count)
         for index in candidates.indices.reversed() {
             let candidate = candidates[index]
             let option = options[index]
-            let destination = backend(wanted[candidate.node.id] ?? option.supported[0])
+            let destination = wanted[candidate.node.id] ?? option.supported[0]
             let bytes = candidate.node.signature.byteCount
             // Ties go to the consumer's backend, then to the earlier one in preference order, so
             // free steps (views) stay where their value is used and the plan is deterministic.
-            let ordered = option.supported.filter { $0 == destination.kind } + option.supported.filter { $0 != destination.kind }
+            let ordered = option.supported.filter { $0 == destination } + option.supported.filter { $0 != destination }
             var best = ordered[0]
             var bestCost = Double.infinity
-            for kind in ordered {
-                let cost = (option.total[kind] ?? .infinity) + transferSeconds(bytes, from: space(of: kind), to: destination)
+            for b in ordered {
+                let cost = (option.total[b] ?? .infinity) + transferSeconds(bytes, from: allowed[b].memorySpace, to: destination)
                 if cost < bestCost - 1e-15 {
-                    best = kind
+                    best = b
                     bestCost = cost
                 }
             }
@@ -145,9 +150,11 @@ struct Planner {
         }
         return candidates.indices.map { index in
             let option = options[index]
+            let b = chosen[index]
             return Decision(
-                backend: chosen[index], estimatedSeconds: option.seconds[chosen[index]] ?? 0, cost: option.cost,
-                supported: option.supported, reason: reason(for: chosen[index], option.supported, option.seconds, lowered: option.lowered))
+                backend: allowed[b].id, estimatedSeconds: option.seconds[b] ?? 0, cost: option.cost,
+                supported: option.supported.map { allowed[$0].id },
+                reason: reason(for: b, option.supported, option.seconds, lowered: option.lowered))
         }
     }
 
@@ -162,11 +169,12 @@ struct Planner {
         for index in candidates.indices {
             let (candidate, decision) = (candidates[index], decisions[index])
             let target = backend(decision.backend)
+            let destination = allowed.firstIndex { $0.id == decision.backend } ?? 0
             let operands = candidate.operands.map(position)
             let copies = zip(candidate.operands, operands).compactMap { operand, at -> PlannedCopy? in
                 guard at >= 0, let from = location[at], from != target.memorySpace else { return nil }
                 let bytes = operand.signature.byteCount
-                return PlannedCopy(value: at, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: target))
+                return PlannedCopy(value: at, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: destination))
             }
             let output = position(candidate.node)
             if output >= 0 { location[output] = target.memorySpace }
@@ -182,23 +190,22 @@ struct Planner {
         return PlanTemplate(steps: steps, targets: targets.map(position), calibrated: calibrated)
     }
 
-    private func backend(_ kind: BackendKind) -> any Backend {
-        backends.first { $0.kind == kind } ?? backends[0]
+    private func backend(_ id: BackendID) -> any Backend {
+        backends.first { $0.id == id } ?? backends[0]
     }
 
-    private func space(of kind: BackendKind) -> MemorySpace { backend(kind).memorySpace }
-
-    /// Seconds to copy bytes from a memory space into a backend's; whichever side is the device
-    /// sets the speed, and host backends share memory for free.
-    func transferSeconds(_ bytes: Int, from: MemorySpace, to backend: any Backend) -> Double {
-        guard from != backend.memorySpace else { return 0 }
-        let device = from == .host ? backend.kind : (backends.first { $0.memorySpace == from }?.kind ?? backend.kind)
-        return profiles[device]?.transferSeconds(bytes: Double(bytes)) ?? 0
+    /// Seconds to copy bytes from a memory space into an allowed backend's; whichever side is
+    /// the device sets the speed, and host backends share memory for free.
+    func transferSeconds(_ bytes: Int, from: MemorySpace, to destination: Int) -> Double {
+        let target = allowed[destination]
+        guard from != target.memorySpace else { return 0 }
+        let device = from == .host ? target : (allowed.first { $0.memorySpace == from } ?? target)
+        return profiles[device.id]?.transferSeconds(bytes: Double(bytes)) ?? 0
     }
 
-    /// Seconds of a priced cost on a backend's device (0 without a profile).
-    func estimate(_ cost: OpCost, operands: Int, on kind: BackendKind) -> Double {
-        profiles[kind]?.seconds(for: cost.cost, costClass: cost.costClass, operands: operands) ?? 0
+    /// Seconds of a priced cost on an allowed backend's device (0 without a profile).
+    func estimate(_ cost: OpCost, operands: Int, on backend: Int) -> Double {
+        allowedProfiles[backend]?.seconds(for: cost.cost, costClass: cost.costClass, operands: operands) ?? 0
     }
 
     /// The cost of a step from the op table: the op's cost rule, or for a fused region one pass
@@ -233,10 +240,11 @@ struct Planner {
         return layout
     }
 
-    private func reason(for chosen: BackendKind, _ supported: [BackendKind], _ seconds: PerBackend<Double>,
-                        lowered: [BackendKind]) -> PlacementReason {
-        if case .only = policy { return PlacementReason(chosen: chosen, policy: policy, alone: [], lowered: lowered) }
-        return PlacementReason(chosen: chosen, policy: nil, alone: supported.map { ($0, seconds[$0] ?? 0) }, lowered: lowered)
+    private func reason(for chosen: Int, _ supported: [Int], _ seconds: PerBackend<Double>, lowered: [Int]) -> PlacementReason {
+        let decomposed = lowered.map { allowed[$0].id }
+        if case .only = policy { return PlacementReason(chosen: allowed[chosen].id, policy: policy, alone: [], lowered: decomposed) }
+        return PlacementReason(chosen: allowed[chosen].id, policy: nil, alone: supported.map { (allowed[$0].id, seconds[$0] ?? 0) },
+                               lowered: decomposed)
     }
 }
 
@@ -248,14 +256,14 @@ struct Planner {
 /// enum (its spare pointer bits carry the case tag), so it reported every cached plan as leaked.
 struct PlacementReason: Sendable, CustomStringConvertible {
     /// The backend chosen.
-    let chosen: BackendKind
+    let chosen: BackendID
     /// The single-backend policy that decided, if one did.
     let policy: ComputePolicy?
     /// Each backend, of those the policy allows, that runs the step, with the step's own estimate
     /// there (copies not counted).
-    let alone: [(BackendKind, Double)]
+    let alone: [(BackendID, Double)]
     /// The backends that run the step as its op's decomposition (no kernel of their own).
-    var lowered: [BackendKind] = []
+    var lowered: [BackendID] = []
 
     var description: String {
         let decomposed = lowered.isEmpty ? "" : "; as its decomposition on " + lowered.map(\.description).joined(separator: ", ")

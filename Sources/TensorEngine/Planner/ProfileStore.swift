@@ -8,7 +8,8 @@ import Foundation
 /// so an upgrade misses the cache instead of reusing stale numbers. An unreadable or corrupt file is
 /// ignored with a warning and replaced by the next calibration.
 package enum ProfileStore {
-    static let schemaVersion = 1
+    /// 2: profiles as rows of cost terms per cost class.
+    static let schemaVersion = 2
 
     struct File: Codable {
         var schemaVersion: Int
@@ -36,10 +37,10 @@ package enum ProfileStore {
     /// makes a backend's kernels faster or slower, so calibrations of the old kernels stop being
     /// used (a stale profile once rated openblas's elementwise work 100× too slow and sent softmax
     /// to the naive loops).
-    static let kernelRevision = 3
+    static let kernelRevision = 4
 
-    static func key(_ backend: BackendKind, _ deviceName: String) -> String {
-        "\(backend.rawValue)|\(deviceName)|\(buildFlavor)|kernels r\(kernelRevision)"
+    static func key(_ backend: BackendID, _ deviceName: String) -> String {
+        "\(backend.name)|\(deviceName)|\(buildFlavor)|kernels r\(kernelRevision)"
     }
 
     /// The stored profiles, or none (with a warning on standard error) when the file is corrupt.

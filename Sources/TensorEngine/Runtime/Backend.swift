@@ -28,7 +28,9 @@ enum Kernel: Sendable, Hashable {
     case fused(FusedRegion)
 }
 
-/// A compute backend: an identity, the kernels it registers, and its memory.
+/// A compute backend: an identity, the kernels it registers, its memory and its device's default
+/// profile. The engine keeps backends in a registry (`Engine`); adding one is a type that
+/// conforms here and a line that registers it (docs/ARCHITECTURE.md, "How to add a backend").
 ///
 /// A backend trusts its inputs: the front end has validated shapes and types, and the planner has
 /// asked ``capability(for:inputs:output:)`` first. Outputs are fresh row-major buffers, except for
@@ -37,13 +39,15 @@ enum Kernel: Sendable, Hashable {
 /// fused regions without a fused kernel are run here, the same way for every backend.
 protocol Backend: AnyObject, Sendable {
     /// Which backend this is.
-    var kind: BackendKind { get }
+    var id: BackendID { get }
     /// The device it runs on, in words (`host CPU`, `pthread-haswell-AMD EPYC`, ...).
     var deviceName: String { get }
     /// Where its buffers live.
     var memorySpace: MemorySpace { get }
     /// The kernels the backend type registers.
     static var kernels: KernelRegistry<Self> { get }
+    /// The device's figures before a calibration measures them (`tensorplan calibrate`).
+    var defaultProfile: DeviceProfile { get }
 
     /// Copies a host value into this backend's memory space (the identity for host backends).
     func upload(_ value: Value) throws(TensorError) -> Value
@@ -77,7 +81,7 @@ extension Backend {
                 switch Self.kernels.kernel(for: op, self, query) {
                 case .success: return .kernel
                 case .failure(.conditions(let reason)): return .unsupported(reason: reason)
-                case .failure(.notRegistered): return .unsupported(reason: "\(kind) registers no kernel for \(op.name)")
+                case .failure(.notRegistered): return .unsupported(reason: "\(id) registers no kernel for \(op.name)")
                 }
             case .composite(let decomposition):
                 if case .success = Self.kernels.kernel(for: op, self, query) { return .kernel }
@@ -106,9 +110,9 @@ extension Backend {
                 switch Self.kernels.kernel(for: op, self, query) {
                 case .success(let run): return try run(self, op, inputs, output)
                 case .failure(.conditions(let reason)):
-                    throw TensorError(.unsupported, op: op.name, message: "\(kind) does not run it: \(reason)")
+                    throw TensorError(.unsupported, op: op.name, message: "\(id) does not run it: \(reason)")
                 case .failure(.notRegistered):
-                    throw TensorError(.unsupported, op: op.name, message: "\(kind) registers no kernel for \(op.name)")
+                    throw TensorError(.unsupported, op: op.name, message: "\(id) registers no kernel for \(op.name)")
                 }
             case .composite(let decomposition):
                 if case .success(let run) = Self.kernels.kernel(for: op, self, query) { return try run(self, op, inputs, output) }

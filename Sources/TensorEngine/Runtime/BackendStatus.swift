@@ -2,7 +2,7 @@
 /// with the reason.
 public struct BackendStatus: Sendable, Hashable {
     /// The backend.
-    public let kind: BackendKind
+    public let id: BackendID
     /// The device it runs on, when available.
     public let deviceName: String?
     /// Why it is unavailable (no OpenCL platform, ...), or `nil` when available.
@@ -13,14 +13,12 @@ public struct BackendStatus: Sendable, Hashable {
     /// Whether the planner can use the backend.
     public var isAvailable: Bool { unavailableReason == nil }
 
-    /// Every backend the engine knows, in preference order.
+    /// Every backend the engine knows, in preference order: the running ones, then the ones that
+    /// could not start.
     public static var all: [BackendStatus] {
         let engine = Engine.shared
-        return BackendKind.allCases.map { kind in
-            if let backend = engine.backend(kind) {
-                return BackendStatus(kind: kind, deviceName: backend.deviceName, unavailableReason: nil, profile: engine.profiles[kind])
-            }
-            return BackendStatus(kind: kind, deviceName: nil, unavailableReason: engine.unavailable[kind] ?? "not built into this engine", profile: nil)
-        }
+        return engine.backends.map { backend in
+            BackendStatus(id: backend.id, deviceName: backend.deviceName, unavailableReason: nil, profile: engine.profiles[backend.id])
+        } + engine.unavailable.map { BackendStatus(id: $0.id, deviceName: nil, unavailableReason: $0.reason, profile: nil) }
     }
 }

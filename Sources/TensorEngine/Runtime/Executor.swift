@@ -17,7 +17,7 @@ public struct EvaluationStatistics: Sendable, Hashable, Codable {
 struct Executor {
     let backends: [any Backend]
 
-    private func backend(_ kind: BackendKind) -> (any Backend)? { backends.first { $0.kind == kind } }
+    private func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }
 
     func run(_ plan: Plan) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
         let (results, statistics, _) = try run(plan, measure: false)

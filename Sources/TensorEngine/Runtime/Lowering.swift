@@ -46,7 +46,7 @@ extension Backend {
         guard let node = result.node else {
             throw result.error ?? TensorError(.backendFailure, op: op.name, message: "its decomposition does not build")
         }
-        let planner = Planner(backends: [self], profiles: [:], policy: .only(kind))
+        let planner = Planner(backends: [self], profiles: [:], policy: .only(id))
         let (plan, _) = try planner.plan(targets: [node], cache: LoweringPlans.cache)
         let values = try Executor(backends: [self]).runInPlace(plan)
         guard let value = values.first else {

@@ -14,7 +14,7 @@ struct ConcurrencyTests {
     }
 
     @Test func parallelEvaluationsMatchSerialOnes() async throws {
-        let policies = Engine.shared.backends.map { ComputePolicy.only($0.kind) } + [.all]
+        let policies = Engine.shared.backends.map { ComputePolicy.only($0.id) } + [.all]
         let shared = Tensor(randomNormal: [48, 16], seed: 99)
         var expected: [Int: [Float]] = [:]
         for seed in 0..<8 {

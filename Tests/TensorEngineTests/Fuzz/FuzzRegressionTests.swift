@@ -36,7 +36,7 @@ struct FuzzRegressionTests {
         }
     }
 
-    static let policies = Engine.shared.backends.map { ComputePolicy.only($0.kind) }
+    static let policies = Engine.shared.backends.map { ComputePolicy.only($0.id) }
 
     /// Found by the graph target: a reshape of a contiguous empty tensor whose strides are not
     /// row-major (an empty axis before others) reached the backends as a "strided view".

@@ -43,7 +43,7 @@ import Testing
     @Test func anEngineWithoutTheLibraryLeavesOpenCLOutAndStillEvaluates() throws {
         let engine = Engine(openCLLibrary: OpenCLLibrary.load(path: missingPath))
         #expect(engine.backend(.opencl) == nil)
-        #expect(engine.unavailable[.opencl]?.contains(missingPath) == true)
+        #expect(engine.unavailable.first { $0.id == .opencl }?.reason.contains(missingPath) == true)
 
         // softmax(x @ I + 1) along rows, with x = [[1, 2], [3, 4]]: each row is [1, e] / (1 + e).
         let x = Tensor(shape: [2, 2], scalars: [1, 2, 3, 4] as [Float])

@@ -21,6 +21,21 @@ struct OpenCLMatmulTests {
         try await expectParity("large", .matmul, reductionLength: 512) { random([256, 512], seed: 86).matmul(random([512, 384], seed: 87)) }
     }
 
+    /// A second backend on a device (what `TENSORENGINE_OPENCL_DEVICES=all` makes of a second
+    /// device) runs plans of its own: backends are values, not one per kind.
+    @Test func aSecondOpenCLBackendRunsPlansOfItsOwn() throws {
+        let primary = try #require(Engine.shared.backend(.opencl) as? OpenCLBackend)
+        let second = OpenCLBackend(runtime: primary.runtime, id: BackendID("opencl:9"))
+        let backends: [any Backend] = [NaiveBackend(), primary, second]
+        func graph() throws -> Node { try #require((random([40, 24], seed: 5).matmul(random([24, 16], seed: 6)) + 1).softmax().node) }
+        let (expected, _) = try Engine.shared.run([try graph()], policy: .only(.naive), backends: backends)
+        let (actual, _) = try Engine.shared.run([try graph()], policy: .only(BackendID("opencl:9")), backends: backends)
+        let tolerance = OpKind.softmax.parityTolerance(reductionLength: 24)
+        let want = try ParityHarness.doubles(expected[0])
+        let got = try ParityHarness.doubles(actual[0])
+        #expect(want.count == got.count && zip(want, got).allSatisfy { tolerance.accepts(Float($1), Float($0)) })
+    }
+
     /// Batch axes that merge into two levels but not one (attention's [batch, heads] over
     /// head-split views) are read in place, in both operands, packed or not.
     @Test func twoLevelBatchesMatch() async throws {

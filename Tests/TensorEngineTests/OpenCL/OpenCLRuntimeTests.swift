@@ -85,8 +85,9 @@ struct OpenCLRuntimeTests {
     func childWithoutVendorsHasNoOpenCL() async throws {
         let reason = ProcessInfo.processInfo.environment["TENSORENGINE_TEST_EXPECT_NO_OPENCL"] ?? ""
         #expect(Engine.shared.backend(.opencl) == nil)
-        #expect(Engine.shared.unavailable[.opencl]?.contains(reason) == true, "reason: \(Engine.shared.unavailable[.opencl] ?? "none")")
-        #expect(BackendStatus.all.first { $0.kind == .opencl }?.isAvailable == false)
+        let unavailable = Engine.shared.unavailable.first { $0.id == .opencl }?.reason
+        #expect(unavailable?.contains(reason) == true, "reason: \(unavailable ?? "none")")
+        #expect(BackendStatus.all.first { $0.id == .opencl }?.isAvailable == false)
         let sum = try await (Tensor([1, 2, 3] as [Float]) + 1).shapedArray(of: Float.self)
         #expect(sum.scalars == [2, 3, 4])
         let error = await #expect(throws: TensorError.self) {

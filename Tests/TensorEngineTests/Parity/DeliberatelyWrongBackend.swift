@@ -4,7 +4,8 @@
 /// parity harness must catch it.
 final class DeliberatelyWrongBackend: Backend {
     private let naive = NaiveBackend()
-    var kind: BackendKind { .openblas }
+    var id: BackendID { .openblas }
+    var defaultProfile: DeviceProfile { naive.defaultProfile }
     var deviceName: String { "deliberately wrong" }
     var memorySpace: MemorySpace { .host }
 

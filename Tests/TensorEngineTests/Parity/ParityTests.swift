@@ -6,7 +6,7 @@ import Testing
 struct ParityTests {
     /// The backends to check: every available one, or naive against itself when it is alone.
     static var policies: [ComputePolicy] {
-        let others = Engine.shared.backends.map(\.kind).filter { $0 != .naive }
+        let others = Engine.shared.backends.map(\.id).filter { $0 != .naive }
         return others.isEmpty ? [.only(.naive)] : others.map(ComputePolicy.only) + [.all]
     }
 

@@ -15,34 +15,46 @@ struct CostModelTests {
     }
 
     /// A product's rate grows with its size: the calibrated rates at the probes' sizes, linear in
-    /// log FLOPs between them, flat beyond; products with a dimension under 16 take the skinny rate.
+    /// log FLOPs between them, flat beyond; products with a dimension under 16 take the
+    /// matrix·vector row.
     @Test func matrixProductRatesFollowTheProbes() {
-        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 1, launch: 0, link: nil)
-        (profile.matmulSmallGFLOPS, profile.matmulLargeGFLOPS, profile.matmulSkinnyGFLOPS) = (10, 100, 5)
         func cube(_ edge: Double) -> Double { 2 * edge * edge * edge }
-        // Without a medium rate: 64³ → 10, 512³ → 100; 128³ lies a third of the way in log FLOPs
-        // (a factor 8 of 512 in FLOPs).
-        #expect(profile.matmulGFLOPS(flops: cube(64)) == 10)
-        #expect(abs(profile.matmulGFLOPS(flops: cube(128)) - 40) < 1e-9)
-        #expect(profile.matmulGFLOPS(flops: cube(512)) == 100)
-        #expect(profile.matmulGFLOPS(flops: cube(8)) == 10, "below the small probe: flat")
-        #expect(profile.matmulGFLOPS(flops: cube(4096)) == 100, "above the large probe: flat")
-        // A product with a dimension under 16 is matrix·vector work, priced at the skinny rate.
+        // Two points: 64³ → 10, 512³ → 100; 128³ lies a third of the way in log FLOPs (a factor 8
+        // of 512 in FLOPs).
+        var row = CostTerms(gflops: [.cube(64, gflops: 10), .cube(512, gflops: 100)], gbPerSecond: 1, launchSeconds: 0)
+        #expect(row.gflops(forFLOPs: cube(64)) == 10)
+        #expect(abs(row.gflops(forFLOPs: cube(128)) - 40) < 1e-9)
+        #expect(row.gflops(forFLOPs: cube(512)) == 100)
+        #expect(row.gflops(forFLOPs: cube(8)) == 10, "below the small probe: flat")
+        #expect(row.gflops(forFLOPs: cube(4096)) == 100, "above the large probe: flat")
+        // A product with a dimension under 16 is matrix·vector work, priced by that row.
         let skinny = Self.cost(.matmul, [Self.signature([15, 512]), Self.signature([512, 4096])], Self.signature([15, 4096]))
         #expect(skinny.costClass == .matrixVector)
         #expect(Self.cost(.matmul, [Self.signature([16, 8]), Self.signature([8, 16])], Self.signature([16, 16])).costClass == .matmul)
-        #expect(profile.seconds(for: Cost(flops: 5e9), costClass: .matrixVector) == 1, "5 GFLOP at 5 GFLOP/s")
-        // With a medium rate at 192³: 64³…192³ is a factor 27 in FLOPs, so 128³ (a factor 8) is
+        // With a medium point at 192³: 64³…192³ is a factor 27 in FLOPs, so 128³ (a factor 8) is
         // log 8 / log 27 = 0.631 of the way from 10 to 70; 192³ → 70 exactly.
-        profile.matmulMediumGFLOPS = 70
-        #expect(abs(profile.matmulGFLOPS(flops: cube(192)) - 70) < 1e-9)
-        #expect(abs(profile.matmulGFLOPS(flops: cube(128)) - (10 + 60 * log(8) / log(27))) < 1e-9)
+        row.gflops.insert(.cube(192, gflops: 70), at: 1)
+        #expect(abs(row.gflops(forFLOPs: cube(192)) - 70) < 1e-9)
+        #expect(abs(row.gflops(forFLOPs: cube(128)) - (10 + 60 * log(8) / log(27))) < 1e-9)
         // The seconds of a 256³ product: its FLOPs at the interpolated rate, plus the launch.
-        profile.launchSeconds = 1e-5
+        row.launchSeconds = 1e-5
+        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 1, launch: 0, link: nil)
+        profile.rows[.matmul] = row
+        profile.rows[.matrixVector] = CostTerms(gflops: 5, gbPerSecond: 1, launchSeconds: 0)
         let product = Cost(flops: cube(256), bytesRead: 0, bytesWritten: 0, launches: 1)
         let rate = 70 + 30 * log(cube(256) / cube(192)) / log(cube(512) / cube(192))
-        let seconds = profile.seconds(for: product, costClass: .matmul)
-        #expect(abs(seconds - (cube(256) / (rate * 1e9) + 1e-5)) < 1e-12)
+        #expect(abs(profile.seconds(for: product, costClass: .matmul) - (cube(256) / (rate * 1e9) + 1e-5)) < 1e-12)
+        #expect(profile.seconds(for: Cost(flops: 5e9), costClass: .matrixVector) == 1, "5 GFLOP at 5 GFLOP/s")
+    }
+
+    /// A class without a row of its own is priced by its fallback's.
+    @Test func missingRowsFallBack() {
+        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 1, launch: 0, link: nil)
+        profile.rows = [.elementwise: CostTerms(gflops: 1, gbPerSecond: 2, launchSeconds: 0),
+                        .movement: CostTerms(gflops: 1, gbPerSecond: 4, launchSeconds: 0)]
+        let cost = Cost(bytesRead: 8e9)
+        #expect(profile.seconds(for: cost, costClass: .runMovement) == 2, "run movement falls back to movement")
+        #expect(profile.seconds(for: cost, costClass: .lineWise) == 4, "line-wise work to reductions, then elementwise")
     }
 
     @Test func lineWiseOpsAndReductionsCountTheirLines() {
@@ -95,10 +107,11 @@ struct CostModelTests {
         #expect(try runs(table.gathering(atIndices: Tensor([Int32(3), 7, 9]), alongAxis: 0)))
         // The run rate applies only where a profile has one.
         var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 10, launch: 0, link: nil)
-        profile.movementGBPerSecond = 1
+        profile.rows[.movement] = CostTerms(gflops: 1, gbPerSecond: 1, launchSeconds: 0)
+        profile.rows[.runMovement] = nil
         let cost = Cost(bytesRead: 1e9, bytesWritten: 0, launches: 1)
         #expect(profile.seconds(for: cost, costClass: .runMovement) == 1)
-        profile.runMovementGBPerSecond = 4
+        profile.rows[.runMovement] = CostTerms(gflops: 1, gbPerSecond: 4, launchSeconds: 0)
         #expect(profile.seconds(for: cost, costClass: .runMovement) == 0.25)
         #expect(profile.seconds(for: cost, costClass: .movement) == 1)
     }
@@ -108,16 +121,16 @@ struct CostModelTests {
         var profile = PlannerTests.profile(.opencl, gflops: 1e9, bandwidth: 1e9, launch: 1e-5, link: nil)
         let cost = Cost(bytesRead: 0, bytesWritten: 0, launches: 1)
         #expect(profile.seconds(for: cost, costClass: .elementwise, operands: 32) == 1e-5)
-        profile.launchSecondsPerOperand = 2e-6
+        profile.rows[.elementwise]?.secondsPerOperand = 2e-6
         #expect(abs(profile.seconds(for: cost, costClass: .elementwise, operands: 32) - (1e-5 + 31 * 2e-6)) < 1e-12)
         #expect(profile.seconds(for: cost, costClass: .elementwise, operands: 1) == 1e-5)
     }
 
     @Test func perLineCostsAddToLineWiseAndReductionEstimates() {
         var profile = PlannerTests.profile(.opencl, gflops: 1000, bandwidth: 1, launch: 1e-5, link: nil)
-        profile.lineWiseSecondsPerLine = 1e-6
-        profile.lineWiseLaunchSeconds = 2e-5
-        profile.reductionSecondsPerLine = 5e-7
+        profile.rows[.lineWise]?.secondsPerLine = 1e-6
+        profile.rows[.lineWise]?.launchSeconds = 2e-5
+        profile.rows[.reduction]?.secondsPerLine = 5e-7
         let cost = Cost(bytesRead: 1e9, bytesWritten: 0, launches: 1, lines: 1000)
         // 1 GB at 1 GB/s, plus 1000 lines, plus the category's own launch.
         #expect(abs(profile.seconds(for: cost, costClass: .lineWise) - (1 + 1e-3 + 2e-5)) < 1e-12)

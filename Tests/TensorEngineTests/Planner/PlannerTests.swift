@@ -4,13 +4,14 @@ import Testing
 
 /// A device backend for planning tests: claims what it is told, runs nothing.
 final class SyntheticDevice: Backend {
-    let kind: BackendKind
+    let id: BackendID
     let memorySpace: MemorySpace
     let lacks: Set<OpKind>
-    var deviceName: String { "synthetic \(kind)" }
+    var deviceName: String { "synthetic \(id)" }
+    var defaultProfile: DeviceProfile { PlannerTests.profile(id, gflops: 1, bandwidth: 1, launch: 0, link: nil) }
 
-    init(kind: BackendKind, memorySpace: MemorySpace, lacks: Set<OpKind> = []) {
-        self.kind = kind
+    init(id: BackendID, memorySpace: MemorySpace, lacks: Set<OpKind> = []) {
+        self.id = id
         self.memorySpace = memorySpace
         self.lacks = lacks
     }
@@ -37,10 +38,13 @@ final class SyntheticDevice: Backend {
 
 @Suite("Planner")
 struct PlannerTests {
-    static func profile(_ kind: BackendKind, gflops: Double, bandwidth: Double, launch: Double, link: Double?) -> DeviceProfile {
-        DeviceProfile(backend: kind, deviceName: "synthetic", matmulLargeGFLOPS: gflops, matmulSmallGFLOPS: gflops, matmulSkinnyGFLOPS: gflops,
-                      streamGBPerSecond: bandwidth, reduceGBPerSecond: bandwidth, elementwiseGFLOPS: gflops, launchSeconds: launch,
-                      transferGBPerSecond: link, threads: 1, calibrated: true)
+    /// A device at one rate and one bandwidth for every kind of work.
+    static func profile(_ id: BackendID, gflops: Double, bandwidth: Double, launch: Double, link: Double?) -> DeviceProfile {
+        var profile = DeviceProfile.headline(
+            backend: id, deviceName: "synthetic", threads: 1, matmul: (gflops, nil, gflops), matrixVector: gflops, stream: bandwidth,
+            reduction: bandwidth, arithmetic: gflops, launch: launch, transfer: link)
+        profile.calibrated = true
+        return profile
     }
 
     struct NotAGraphWorkload: Error {}
@@ -58,8 +62,8 @@ struct PlannerTests {
 
     /// A CPU at 50 GFLOP/s and a GPU 100× faster behind a 1 GB/s link with 20 µs launches.
     static func planner(policy: ComputePolicy = .all, gpuLacks: Set<OpKind> = []) -> Planner {
-        let cpu = SyntheticDevice(kind: .openblas, memorySpace: .host)
-        let gpu = SyntheticDevice(kind: .opencl, memorySpace: .openCL(device: 0), lacks: gpuLacks)
+        let cpu = SyntheticDevice(id: .openblas, memorySpace: .host)
+        let gpu = SyntheticDevice(id: .opencl, memorySpace: .openCL(device: 0), lacks: gpuLacks)
         return Planner(
             backends: [cpu, gpu],
             profiles: [
@@ -111,6 +115,29 @@ struct PlannerTests {
         // Without the primitives its decomposition needs, the backend cannot run it at all.
         let without = try plan([a.matmul(a).softmax()], Self.planner(gpuLacks: [.softmax, .exp]))
         #expect(try #require(without.operations.first { $0.op == "softmax" }).deviceUsage.supported == [.openblas])
+    }
+
+    /// Backends are values: two devices of one kind are two backends, and the planner places
+    /// work on the faster one; a policy can name either.
+    @Test func twoDevicesOfOneKindAreTwoBackends() throws {
+        let cpu = SyntheticDevice(id: .openblas, memorySpace: .host)
+        let slow = SyntheticDevice(id: .opencl, memorySpace: .openCL(device: 0))
+        let fast = SyntheticDevice(id: BackendID("opencl:1"), memorySpace: .openCL(device: 1))
+        let planner = { (policy: ComputePolicy) in
+            Planner(backends: [cpu, slow, fast], profiles: [
+                .openblas: Self.profile(.openblas, gflops: 50, bandwidth: 10, launch: 1e-6, link: nil),
+                .opencl: Self.profile(.opencl, gflops: 500, bandwidth: 100, launch: 2e-5, link: 8),
+                BackendID("opencl:1"): Self.profile(BackendID("opencl:1"), gflops: 5000, bandwidth: 1000, launch: 2e-5, link: 8),
+            ], policy: policy)
+        }
+        let a = Tensor(zeros: [2048, 2048])
+        let product = try #require(try plan([a.matmul(a)], planner(.all)).operations.first { $0.op == "matmul" })
+        #expect(product.deviceUsage.preferred == BackendID("opencl:1"))
+        #expect(product.deviceUsage.supported == [.openblas, .opencl, BackendID("opencl:1")])
+        let pinned = try plan([a.matmul(a)], planner(.only(.opencl)))
+        #expect(pinned.operations.allSatisfy { $0.deviceUsage.preferred == .opencl })
+        let cpuOnly = try plan([a.matmul(a)], planner(.cpuOnly))
+        #expect(cpuOnly.operations.allSatisfy { $0.deviceUsage.preferred == .openblas }, "cpuOnly keeps to host memory")
     }
 
     @Test func policiesAreObeyed() throws {

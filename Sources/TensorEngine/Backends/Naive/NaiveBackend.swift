@@ -7,9 +7,15 @@ import Foundation
 /// ops evaluate their table expressions element by element, and composite ops always run as their
 /// decompositions (it registers no faster kernel for any).
 final class NaiveBackend: Backend {
-    var kind: BackendKind { .naive }
+    var id: BackendID { .naive }
     var deviceName: String { "host CPU (reference loops)" }
     var memorySpace: MemorySpace { .host }
+
+    /// One core's plain loops: well under a GFLOP/s and a GB/s, whatever the work.
+    var defaultProfile: DeviceProfile {
+        .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (0.3, nil, 0.3), matrixVector: 0.3, stream: 0.3,
+                  reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil)
+    }
 
     func upload(_ value: Value) throws(TensorError) -> Value { value }
     func download(_ value: Value) throws(TensorError) -> Value { value }

@@ -10,9 +10,15 @@ import COpenBLAS
 /// those on the naive backend (composite ops it has no kernel for, such as `variance`, run as
 /// their decompositions here).
 final class OpenBLASBackend: Backend {
-    var kind: BackendKind { .openblas }
+    var id: BackendID { .openblas }
     let deviceName: String
     var memorySpace: MemorySpace { .host }
+
+    /// Conservative figures for a 2-core x86-64 server.
+    var defaultProfile: DeviceProfile {
+        .headline(backend: id, deviceName: deviceName, threads: Parallel.workers, matmul: (30, nil, 100), matrixVector: 8, stream: 12,
+                  reduction: 10, arithmetic: 20, launch: 1e-6, transfer: nil)
+    }
 
     init() {
         // One BLAS thread per core; the Swift kernels never run beside a BLAS call in one

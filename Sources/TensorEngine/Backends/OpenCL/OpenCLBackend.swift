@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The OpenCL backend: kernels from `kernels/` on one OpenCL device (a GPU when there is one, else
@@ -13,9 +14,24 @@ final class OpenCLBackend: Backend {
     /// Generated elementwise kernels by region structure, operand access and rank.
     private let elementwiseKernels = Guarded<[ElementwiseKernelSlot: CLKernel]>([:])
 
-    var kind: BackendKind { .opencl }
+    let id: BackendID
     var deviceName: String { runtime.device.name }
     var memorySpace: MemorySpace { runtime.memorySpace }
+
+    /// Figures by device type until a calibration measures them.
+    var defaultProfile: DeviceProfile {
+        if runtime.device.type == .cpu {
+            // PoCL on 2 shared EPYC cores (docs/OPENCL.md): matmul ~20 GFLOP/s at 512-2048 under
+            // load (70-85 when quieter; about half of OpenBLAS in the same run), plain streams
+            // ~5 GB/s, transcendental-heavy chains ~1 GFLOP/s, 20-120 µs launches, zero-copy
+            // uploads and ~1-2 GB/s downloads into fresh host memory.
+            return .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (8, nil, 20), matrixVector: 1, stream: 4,
+                             reduction: 3, arithmetic: 1, launch: 5e-5, transfer: 2)
+        }
+        // An uncalibrated GPU: figures well below any discrete GPU's, above any CPU device's.
+        return .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (50, nil, 500), matrixVector: 10, stream: 100,
+                         reduction: 50, arithmetic: 200, launch: 1e-5, transfer: 8)
+    }
 
     /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default),
     /// through the entry points of `library` (the process's by default).
@@ -29,11 +45,29 @@ final class OpenCLBackend: Backend {
         self.init(runtime: try OpenCLRuntime.shared(for: device, api: try library.get()))
     }
 
+    /// The backends of the OpenCL devices in use: the chosen device as `opencl`, and with
+    /// `TENSORENGINE_OPENCL_DEVICES=all` every other device too, as `opencl:N` (N its discovery
+    /// index), each a backend of its own the planner chooses between.
+    static func chosen(library: Result<OpenCLAPI, TensorError>) throws(TensorError) -> [OpenCLBackend] {
+        let api = try library.get()
+        let devices = try OpenCLDiscovery.devices(api: api)
+        let primary = try OpenCLDiscovery.choose(OpenCLDevices.selection, from: devices).get()
+        var backends = [OpenCLBackend(runtime: try OpenCLRuntime.shared(for: primary, api: api))]
+        guard ProcessInfo.processInfo.environment["TENSORENGINE_OPENCL_DEVICES"] == "all" else { return backends }
+        for device in devices where device.index != primary.index {
+            // A device that does not open is left out; the chosen one is enough to run.
+            guard let runtime = try? OpenCLRuntime.shared(for: device, api: api) else { continue }
+            backends.append(OpenCLBackend(runtime: runtime, id: .opencl(device: device.index)))
+        }
+        return backends
+    }
+
     /// A backend on a given runtime (tests give it a private runtime to inject faults into), with
     /// the device's matrix-product blocking unless `matmulTuning` is given (tests run the GPU
     /// kernel on a CPU device this way).
-    init(runtime: OpenCLRuntime, matmulTuning: MatmulTuning? = nil) {
+    init(runtime: OpenCLRuntime, id: BackendID = .opencl, matmulTuning: MatmulTuning? = nil) {
         self.runtime = runtime
+        self.id = id
         self.matmulTuning = matmulTuning ?? MatmulTuning.forDevice(runtime.device)
     }
 

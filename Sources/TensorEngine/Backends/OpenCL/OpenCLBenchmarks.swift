@@ -13,7 +13,7 @@ package enum OpenCLBenchmarks {
 
     private static func backend() throws(TensorError) -> OpenCLBackend {
         guard let backend = Engine.shared.backend(.opencl) as? OpenCLBackend else {
-            throw TensorError(.unsupported, op: "bench", message: Engine.shared.unavailable[.opencl] ?? "no OpenCL backend")
+            throw TensorError(.unsupported, op: "bench", message: Engine.shared.unavailable.first { $0.id == .opencl }?.reason ?? "no OpenCL backend")
         }
         return backend
     }
