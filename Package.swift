@@ -57,21 +57,25 @@ let package = Package(
             exclude: !fuzzing && hasGeneratedKernels ? [generatedKernels] : [],
             swiftSettings: cpuFlags,
             plugins: fuzzing ? [] : ["EmbedKernels"]),
+        // What the tests and the tools check the engine with, kept out of the shipping module:
+        // the parity harness and its cases, the error and fuzz checks, random graphs, the
+        // benchmark workloads, plan quality, OpenCL fault injection and micro-benchmarks.
+        .target(name: "TensorEngineChecks", dependencies: ["TensorEngine", "COpenCL"]),
         .executableTarget(name: "tensor-demo", dependencies: ["TensorEngine"]),
         // tensorbench's pure logic (statistics, report schema, comparison, table, SVG, arguments),
         // kept apart from the measuring executable so the tests can reach it.
-        .target(name: "TensorBenchCore", dependencies: ["TensorEngine"]),
+        .target(name: "TensorBenchCore", dependencies: ["TensorEngine", "TensorEngineChecks"]),
         .executableTarget(
             name: "tensorbench",
-            dependencies: ["TensorBenchCore", "TensorEngine", "COpenBLAS"],
+            dependencies: ["TensorBenchCore", "TensorEngine", "TensorEngineChecks", "COpenBLAS"],
             swiftSettings: cpuFlags),
-        .executableTarget(name: "tensorplan", dependencies: ["TensorEngine"]),
-        .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine"]),
-        .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "COpenBLAS"], swiftSettings: cpuFlags),
+        .executableTarget(name: "tensorplan", dependencies: ["TensorEngine", "TensorEngineChecks"]),
+        .executableTarget(name: "tensorengine-check", dependencies: ["TensorEngine", "TensorEngineChecks"]),
+        .executableTarget(name: "opencl-bench", dependencies: ["TensorEngine", "TensorEngineChecks", "COpenBLAS"], swiftSettings: cpuFlags),
         .executableTarget(name: "tensorembed", dependencies: ["TensorEngine"]),
         // The fuzz targets; scripts/fuzz.sh builds them for libFuzzer (see docs/RELIABILITY.md).
-        .executableTarget(name: "tensorfuzz", dependencies: ["TensorEngine"]),
-        .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine"], resources: [.copy("Fixtures")]),
+        .executableTarget(name: "tensorfuzz", dependencies: ["TensorEngine", "TensorEngineChecks"]),
+        .testTarget(name: "TensorEngineTests", dependencies: ["TensorEngine", "TensorEngineChecks"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TensorBenchTests", dependencies: ["TensorBenchCore"]),
     ]
 )

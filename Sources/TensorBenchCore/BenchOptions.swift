@@ -1,4 +1,5 @@
 import TensorEngine
+import TensorEngineChecks
 
 /// The suites `tensorbench` knows.
 public enum Suite: String, Sendable, Hashable, CaseIterable {

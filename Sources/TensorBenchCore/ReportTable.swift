@@ -1,4 +1,5 @@
 import TensorEngine
+import TensorEngineChecks
 
 /// The main results table: one line per row, skipped rows included with their reason.
 public enum ReportTable {

@@ -3,6 +3,7 @@
 // libclblast-dev, optional).
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 /// `CLBlastSgemm` from `clblast_c.h`: layout, transposes, m, n, k, alpha, (buffer, offset, leading
 /// dimension) for a and b, beta, the same for c, the queue by address and an optional event.

@@ -9,6 +9,7 @@
 import COpenBLAS
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 func sgemmGFLOPS(_ n: Int, repetitions: Int) -> Double {
     let a = [Float](repeating: 0.5, count: n * n)

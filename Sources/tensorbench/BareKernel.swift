@@ -2,6 +2,7 @@ import COpenBLAS
 import Dispatch
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 /// The bare kernels reference rows time: what the machine does without the engine around it.
 ///
@@ -42,7 +43,7 @@ final class BareKernel: @unchecked Sendable {
     }
 
     /// Whether a workload has a reference row.
-    static func hasReference(_ reference: TensorEngine.ReferenceKernel) -> Bool {
+    static func hasReference(_ reference: TensorEngineChecks.ReferenceKernel) -> Bool {
         switch reference {
         case .sgemm, .sgemv, .triad: true
         case .none: false
@@ -50,7 +51,7 @@ final class BareKernel: @unchecked Sendable {
     }
 
     /// The reference for a workload, or `nil` when it has none.
-    static func make(for reference: TensorEngine.ReferenceKernel) -> BareKernel? {
+    static func make(for reference: TensorEngineChecks.ReferenceKernel) -> BareKernel? {
         switch reference {
         case .sgemm(let m, let n, let k, let batch):
             return BareKernel(name: "cblas_sgemm", counts: [batch * m * k, batch * k * n, batch * m * n]) { b in

@@ -1,6 +1,7 @@
 import Foundation
 import TensorBenchCore
 import TensorEngine
+import TensorEngineChecks
 
 /// Measures the selected workloads on the selected backends and assembles the report.
 struct BenchRunner {

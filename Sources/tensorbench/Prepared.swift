@@ -1,4 +1,5 @@
 import TensorEngine
+import TensorEngineChecks
 
 /// A workload made ready to measure, once per workload and untimed: a graph workload's inputs
 /// made and materialized, an embedding workload's model loaded.

@@ -1,6 +1,7 @@
 import Foundation
 import TensorBenchCore
 import TensorEngine
+import TensorEngineChecks
 
 /// The lines printed above the results table.
 enum Summary {

@@ -1,6 +1,7 @@
 import Foundation
 import TensorBenchCore
 import TensorEngine
+import TensorEngineChecks
 
 // tensorbench: parses the command line, measures (or loads) a report, and prints and writes it.
 // Exit status: 0 success, 1 a run or file failure, 2 a bad command line.

@@ -69,7 +69,7 @@ func parse(_ arguments: [String]) throws -> Options? {
 }
 
 func modelFolder(_ option: String?) -> URL {
-    option.map { URL(fileURLWithPath: $0) } ?? EmbeddingWorkload.modelFolder
+    option.map { URL(fileURLWithPath: $0) } ?? SentenceEmbedder.defaultFolder
 }
 
 func readLines() -> [String] {

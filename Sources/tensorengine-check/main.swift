@@ -1,5 +1,6 @@
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 // `tensorengine-check`: the parity suite and the error checks as a plain program, for ctest and
 // for builds without a test framework. It runs the same cases as the Swift Testing suite (both

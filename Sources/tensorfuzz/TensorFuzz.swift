@@ -1,5 +1,6 @@
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 // The fuzz targets (FuzzChecks): built for libFuzzer by scripts/fuzz.sh, which compiles this file
 // with -DTENSORFUZZ_LIBFUZZER under `--sanitize=fuzzer` (libFuzzer then provides `main` and the

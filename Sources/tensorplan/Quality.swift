@@ -1,5 +1,6 @@
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 /// Runs every workload in measure mode and prints how well the cost model ranks and sizes ops.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import TensorEngine
+import TensorEngineChecks
 
 /// `tensorplan`: dumps the compute plan of any named workload, calibrates device profiles, and
 /// lists backends. Hand-written argument parsing (no outside packages are used).

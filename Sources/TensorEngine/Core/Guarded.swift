@@ -13,9 +13,9 @@ import Glibc
 // it checks is otherwise the same.
 
 #if TENSORENGINE_TSAN
-typealias Guarded<Value> = PthreadGuarded<Value>
+package typealias Guarded<Value> = PthreadGuarded<Value>
 #else
-typealias Guarded<Value> = Mutex<Value>
+package typealias Guarded<Value> = Mutex<Value>
 #endif
 
 /// A value behind a pthread mutex, with `Mutex`'s `withLock` interface (ThreadSanitizer builds).

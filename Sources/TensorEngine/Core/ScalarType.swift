@@ -129,10 +129,10 @@ extension Bool: TensorScalar {
 
 /// A set of scalar types as bits: what an op accepts, checked on every op a graph records, so it
 /// is built and tested without hashing or allocation.
-struct ScalarTypeSet: Sendable, Equatable, ExpressibleByArrayLiteral {
+package struct ScalarTypeSet: Sendable, Equatable, ExpressibleByArrayLiteral {
     private var bits: UInt8 = 0
 
-    init(arrayLiteral types: ScalarType...) {
+    package init(arrayLiteral types: ScalarType...) {
         for type in types { bits |= 1 << type.caseNumber }
     }
 

@@ -84,7 +84,7 @@ extension ShapedArray: CustomStringConvertible {
 }
 
 /// Helpers for shapes: element counts with overflow checks and row-major strides.
-enum Shape {
+package enum Shape {
     /// The product of the dimensions, or `nil` if one is negative or the product overflows.
     static func elementCount(_ shape: [Int]) -> Int? {
         var count = 1

@@ -97,6 +97,6 @@ public struct TensorError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Formats a shape as `[3, 4]`.
-func describe(_ shape: [Int]) -> String {
+package func describe(_ shape: [Int]) -> String {
     "[" + shape.map(String.init).joined(separator: ", ") + "]"
 }

@@ -67,7 +67,7 @@ public enum CostClass: String, Sendable, Hashable, CaseIterable, Codable, Coding
 }
 
 /// An op's cost and the profile row that prices it.
-struct OpCost: Sendable, Hashable {
+package struct OpCost: Sendable, Hashable {
     var cost: Cost
     var costClass: CostClass
 
@@ -75,7 +75,7 @@ struct OpCost: Sendable, Hashable {
 }
 
 /// What a cost rule knows of an operand: its signature, and its layout when the planner can tell.
-struct CostOperand: Sendable {
+package struct CostOperand: Sendable {
     let signature: TensorSignature
     let layout: Layout?
 }

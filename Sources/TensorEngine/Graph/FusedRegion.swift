@@ -6,11 +6,16 @@
 /// The program is a list of instructions over registers: registers `0..<inputCount` hold the
 /// region's operands, instruction `i` writes register `inputCount + i`, and the last register is
 /// the result.
-struct FusedRegion: Sendable, Hashable {
+package struct FusedRegion: Sendable, Hashable {
     /// One elementwise op of the region and the registers it reads.
-    struct Instruction: Sendable, Hashable {
-        let op: Op
-        let operands: [Int]
+    package struct Instruction: Sendable, Hashable {
+        package let op: Op
+        package let operands: [Int]
+
+        package init(op: Op, operands: [Int]) {
+            self.op = op
+            self.operands = operands
+        }
     }
 
     /// The scalar types of the operands, in order.
@@ -38,18 +43,18 @@ struct FusedRegion: Sendable, Hashable {
     }
 
     /// The ops of the region, for plans and dumps (`multiply+add+relu`).
-    var name: String { instructions.map(\.op.name).joined(separator: "+") }
+    package var name: String { instructions.map(\.op.name).joined(separator: "+") }
 
     /// Floating-point operations per output element.
     var flopsPerElement: Double { instructions.reduce(0) { $0 + $1.op.elementwiseExpression.flops } }
 
     /// A region of one elementwise op over operands of the given types.
-    init(single op: Op, inputTypes: [ScalarType], outputType: ScalarType) {
+    package init(single op: Op, inputTypes: [ScalarType], outputType: ScalarType) {
         self.init(inputTypes: inputTypes, instructions: [Instruction(op: op, operands: Array(inputTypes.indices))],
                   instructionTypes: [outputType])
     }
 
-    init(inputTypes: [ScalarType], instructions: [Instruction], instructionTypes: [ScalarType]) {
+    package init(inputTypes: [ScalarType], instructions: [Instruction], instructionTypes: [ScalarType]) {
         self.inputTypes = inputTypes
         self.instructions = instructions
         self.instructionTypes = instructionTypes
@@ -60,9 +65,9 @@ struct FusedRegion: Sendable, Hashable {
         fingerprint = hasher.finalize()
     }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
-    static func == (a: FusedRegion, b: FusedRegion) -> Bool {
+    package static func == (a: FusedRegion, b: FusedRegion) -> Bool {
         a.fingerprint == b.fingerprint && a.instructions == b.instructions && a.inputTypes == b.inputTypes
             && a.instructionTypes == b.instructionTypes
     }

@@ -10,7 +10,7 @@ import Glibc
 /// to its own implementation: the naive loops and the host engine's fallback call ``evaluate(_:)``
 /// (the C library), the OpenCL kernels call the builtin of the same name, and the host engine
 /// vectorises some (`VectorMath`).
-enum MathFunction: Sendable, Hashable, CaseIterable {
+package enum MathFunction: Sendable, Hashable, CaseIterable {
     case exp, exp2, expm1, log, log2, log10, log1p
     case sqrt, cbrt
     case sin, cos, tan, asin, acos, atan
@@ -149,7 +149,7 @@ enum MathFunction: Sendable, Hashable, CaseIterable {
 }
 
 /// Where an op's ordinary parity samples come from.
-enum SampleDomain: Sendable, Hashable {
+package enum SampleDomain: Sendable, Hashable {
     /// Normal values (floats), integers in -20...20, or random booleans.
     case all
     /// Values in [0.5, 2.5).

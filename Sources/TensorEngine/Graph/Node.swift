@@ -2,14 +2,14 @@ import Synchronization
 
 /// One recorded operation in the lazy graph: the op, its operands and the checked signature of its
 /// result. Immutable, except for the result kept once the node has been materialized.
-final class Node: Sendable {
+package final class Node: Sendable {
     private static let nextID = Atomic<UInt64>(0)
 
     /// A process-unique identity, increasing in creation order (so operands have smaller ids).
     let id: UInt64
     let op: Op
     let inputs: [Node]
-    let signature: TensorSignature
+    package let signature: TensorSignature
     /// Where the result's elements sit in its buffer. Every op but a view writes a fresh row-major
     /// buffer; a view's layout follows from its operand's, so layouts are known when recording.
     let layout: Layout

@@ -1,26 +1,32 @@
 /// One axis of a strided slice: `count` elements starting at `start`, `step` apart (negative steps
 /// walk backwards, as `reversed(alongAxes:)` does).
-struct SliceDimension: Sendable, Hashable {
-    var start: Int
-    var count: Int
-    var step: Int
+package struct SliceDimension: Sendable, Hashable {
+    package var start: Int
+    package var count: Int
+    package var step: Int
+
+    package init(start: Int, count: Int, step: Int) {
+        self.start = start
+        self.count = count
+        self.step = step
+    }
 }
 
 /// Padding added before and after one axis.
-struct Padding: Sendable, Hashable {
+package struct Padding: Sendable, Hashable {
     var before: Int
     var after: Int
 }
 
 /// Which of the two results of a top-k selection a node holds.
-enum TopKOutput: String, Sendable, Hashable, CaseIterable {
+package enum TopKOutput: String, Sendable, Hashable, CaseIterable {
     case values, indices
 }
 
 /// The attributes of an op: what, beside its operands, says what it computes. One case per shape
 /// of attributes; the op table says which shape each kind takes (the front end builds ops through
 /// the factories of ``Op``, so a kind always comes with its own shape).
-enum OpAttributes: Sendable, Hashable {
+package enum OpAttributes: Sendable, Hashable {
     case none
     /// The scalar type of a cast's result.
     case scalarType(ScalarType)
@@ -43,23 +49,23 @@ enum OpAttributes: Sendable, Hashable {
 ///
 /// Every user-facing ``Tensor`` operation records one of these. Attributes are normalised by the
 /// front end (axes non-negative and sorted, shapes validated), so backends trust them.
-struct Op: Sendable, Hashable {
-    let kind: OpKind
-    let attributes: OpAttributes
+package struct Op: Sendable, Hashable {
+    package let kind: OpKind
+    package let attributes: OpAttributes
 
-    init(_ kind: OpKind, _ attributes: OpAttributes = .none) {
+    package init(_ kind: OpKind, _ attributes: OpAttributes = .none) {
         self.kind = kind
         self.attributes = attributes
     }
 
     /// The op's row of the table.
-    var descriptor: OpDescriptor { kind.descriptor }
+    package var descriptor: OpDescriptor { kind.descriptor }
 
     /// The op's name in errors, plans and dumps (`add`, `sum`, `matmul`, ...).
-    var name: String { kind.name }
+    package var name: String { kind.name }
 
     /// The expression of an elementwise op (`.operand(0)` for other ops, which have none).
-    var elementwiseExpression: ScalarExpression {
+    package var elementwiseExpression: ScalarExpression {
         guard case .elementwise(let definition) = descriptor.semantics else { return .operand(0) }
         return definition.expression(self)
     }
@@ -69,7 +75,7 @@ struct Op: Sendable, Hashable {
 extension Op {
     static let constant = Op(.constant)
     static let select = Op(.select)
-    static let matmul = Op(.matmul)
+    package static let matmul = Op(.matmul)
     static let contiguous = Op(.contiguous)
 
     static func cast(_ type: ScalarType) -> Op { Op(.cast, .scalarType(type)) }
@@ -80,7 +86,7 @@ extension Op {
     static func reshape(_ shape: [Int]) -> Op { Op(.reshape, .shape(shape)) }
     static func broadcast(_ shape: [Int]) -> Op { Op(.broadcast, .shape(shape)) }
     static func permute(_ permutation: [Int]) -> Op { Op(.permute, .permutation(permutation)) }
-    static func slice(_ dimensions: [SliceDimension]) -> Op { Op(.slice, .slice(dimensions)) }
+    package static func slice(_ dimensions: [SliceDimension]) -> Op { Op(.slice, .slice(dimensions)) }
     static func pad(_ padding: [Padding], value: Double) -> Op { Op(.pad, .padding(padding, value: value)) }
     static func gelu(_ approximation: GELUApproximation) -> Op { Op(.gelu, .gelu(approximation)) }
 }

@@ -5,20 +5,20 @@
 /// parity suite reads the samples and tolerance; plans and errors read the name. A class: the
 /// front end reads a row for every op it records, and a reference is one retain where a struct of
 /// closures would be a dozen.
-final class OpDescriptor: Sendable {
+package final class OpDescriptor: Sendable {
     let name: String
     let category: OpCategory
-    let arity: Arity
-    let operandTypes: OperandTypes
+    package let arity: Arity
+    package let operandTypes: OperandTypes
     /// The result's signature from the operands' (after the arity and types are checked), or the
     /// rule they break.
     let shape: ShapeRule
     /// The work the op does, and which row of a device profile prices it.
     let cost: CostRule
-    let tolerance: ToleranceRule
+    package let tolerance: ToleranceRule
     let semantics: OpSemantics
     /// How the parity suite samples the op.
-    let samples: SampleSpec
+    package let samples: SampleSpec
 
     init(name: String, category: OpCategory, arity: Arity, operandTypes: OperandTypes, shape: @escaping ShapeRule,
          cost: @escaping CostRule, tolerance: ToleranceRule, semantics: OpSemantics, samples: SampleSpec) {
@@ -35,11 +35,11 @@ final class OpDescriptor: Sendable {
 }
 
 /// How many operands an op takes.
-enum Arity: Sendable, Hashable, CustomStringConvertible {
+package enum Arity: Sendable, Hashable, CustomStringConvertible {
     case exactly(Int)
     case atLeast(Int)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .exactly(let n): "\(n)"
         case .atLeast(let n): "at least \(n)"
@@ -54,7 +54,7 @@ enum Arity: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The count samples use (the least allowed).
-    var sampleCount: Int {
+    package var sampleCount: Int {
         switch self {
         case .exactly(let n), .atLeast(let n): n
         }
@@ -62,7 +62,7 @@ enum Arity: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Which scalar types an op's operands may have.
-enum OperandTypes: Sendable {
+package enum OperandTypes: Sendable {
     /// Every operand of one scalar type, from the set.
     case uniform(ScalarTypeSet)
     /// The first operand from the set; the shape rule checks the others (a gather's indices).
@@ -71,7 +71,7 @@ enum OperandTypes: Sendable {
     case masked(ScalarTypeSet)
 
     /// The types the op computes on.
-    var accepted: ScalarTypeSet {
+    package var accepted: ScalarTypeSet {
         switch self {
         case .uniform(let set), .first(let set), .masked(let set): set
         }
@@ -79,13 +79,13 @@ enum OperandTypes: Sendable {
 }
 
 /// How a result's signature follows from the operands': validation of shapes and attributes.
-typealias ShapeRule = @Sendable (Op, [TensorSignature]) throws(RuleViolation) -> TensorSignature
+package typealias ShapeRule = @Sendable (Op, [TensorSignature]) throws(RuleViolation) -> TensorSignature
 
 /// The cost of an op from its operands (signatures and, when known, layouts) and result.
-typealias CostRule = @Sendable (Op, [CostOperand], TensorSignature) -> OpCost
+package typealias CostRule = @Sendable (Op, [CostOperand], TensorSignature) -> OpCost
 
 /// What an op computes.
-enum OpSemantics: Sendable {
+package enum OpSemantics: Sendable {
     /// User data, held by its node.
     case source
     /// A new layout over the operand's memory: the function gives it, or `nil` when it would need
@@ -104,7 +104,7 @@ enum OpSemantics: Sendable {
 }
 
 /// The definition of an elementwise op.
-struct ElementwiseDefinition: Sendable {
+package struct ElementwiseDefinition: Sendable {
     /// The result's scalar type.
     let result: ElementwiseResult
     /// The value of one element: an expression over `.operand(i)`, the op's i-th operand.
@@ -112,7 +112,7 @@ struct ElementwiseDefinition: Sendable {
 }
 
 /// The scalar type of an elementwise op's result.
-enum ElementwiseResult: Sendable, Hashable {
+package enum ElementwiseResult: Sendable, Hashable {
     /// The type of the last operand (arithmetic; `select`, whose first operand is the mask).
     case operandType
     /// `Bool` (comparisons, logical ops).
@@ -122,13 +122,13 @@ enum ElementwiseResult: Sendable, Hashable {
 }
 
 /// What a reduction computes.
-struct ReductionDefinition: Sendable, Hashable {
+package struct ReductionDefinition: Sendable, Hashable {
     let monoid: ReductionMonoid
     let result: ReductionResult
 }
 
 /// How a reduction combines two values; each has an identity, the result of an empty reduction.
-enum ReductionMonoid: Sendable, Hashable {
+package enum ReductionMonoid: Sendable, Hashable {
     case sum, product, maximum, minimum
 
     var identity: Double {
@@ -172,7 +172,7 @@ enum ReductionMonoid: Sendable, Hashable {
 }
 
 /// What a reduction gives per output.
-enum ReductionResult: Sendable, Hashable {
+package enum ReductionResult: Sendable, Hashable {
     /// The combined value.
     case combined
     /// The combined value over the count (a mean of an empty axis is NaN; of integers, the sum).
@@ -182,12 +182,12 @@ enum ReductionResult: Sendable, Hashable {
 }
 
 /// A composite op as other ops on the same operands, written with the public `Tensor` API.
-struct Decomposition: Sendable {
+package struct Decomposition: Sendable {
     let build: @Sendable (Op, [Tensor]) -> Tensor
 }
 
 /// How far a backend's result may stray from the naive reference.
-enum ToleranceRule: Sendable, Hashable {
+package enum ToleranceRule: Sendable, Hashable {
     /// Bitwise-equal results (NaN matches NaN).
     case exact
     /// A bound per element.
@@ -203,7 +203,7 @@ enum ToleranceRule: Sendable, Hashable {
     case fromExpression
 
     /// The bound for `op`'s outputs that each combine `reductionLength` terms.
-    func tolerance(for op: Op, reductionLength: Int) -> Tolerance {
+    package func tolerance(for op: Op, reductionLength: Int) -> Tolerance {
         let growth = Float(Swift.max(1, reductionLength)).squareRoot()
         switch self {
         case .exact: return .exact
@@ -221,9 +221,14 @@ enum ToleranceRule: Sendable, Hashable {
 
 /// A closeness bound for comparing a backend's result with the reference:
 /// `|actual - expected| <= absolute + relative * |expected|`.
-struct Tolerance: Sendable, Hashable, CustomStringConvertible {
-    var absolute: Float
-    var relative: Float
+package struct Tolerance: Sendable, Hashable, CustomStringConvertible {
+    package var absolute: Float
+    package var relative: Float
+
+    package init(absolute: Float, relative: Float) {
+        self.absolute = absolute
+        self.relative = relative
+    }
 
     /// Bitwise-equal results (NaN matches NaN).
     static let exact = Tolerance(absolute: 0, relative: 0)
@@ -234,14 +239,14 @@ struct Tolerance: Sendable, Hashable, CustomStringConvertible {
     /// Division, which OpenCL allows 2.5 ulp.
     static let division = Tolerance(absolute: 0, relative: 2e-7)
 
-    func accepts(_ actual: Float, _ expected: Float) -> Bool {
+    package func accepts(_ actual: Float, _ expected: Float) -> Bool {
         if actual.isNaN || expected.isNaN { return actual.isNaN && expected.isNaN }
         if actual == expected { return true }
         if actual.isInfinite || expected.isInfinite { return false }
         return Swift.abs(actual - expected) <= absolute + relative * Swift.abs(expected)
     }
 
-    var description: String { "abs \(absolute) + rel \(relative)" }
+    package var description: String { "abs \(absolute) + rel \(relative)" }
 }
 
 extension ScalarTypeSet {
@@ -253,5 +258,5 @@ extension ScalarTypeSet {
     static let bool: ScalarTypeSet = [.bool]
 
     /// The members, in `ScalarType.allCases` order.
-    var types: [ScalarType] { ScalarType.allCases.filter(contains) }
+    package var types: [ScalarType] { ScalarType.allCases.filter(contains) }
 }

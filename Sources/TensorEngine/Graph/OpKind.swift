@@ -1,39 +1,13 @@
-/// Every kind of op the engine knows: the rows of the op table (`OpTable.swift`).
-///
-/// The enum has no payloads, so the compiler lists every case (``allCases``) and every switch over
-/// it is exhaustive: the parity suite, the kernel registries and the table itself see a new op by
-/// construction. What a kind computes beyond its operands (axes, shapes, a target type) is in the
-/// ``Op``'s attributes.
-enum OpKind: Int, Sendable, Hashable, CaseIterable {
-    // Sources
-    case constant
-    // Elementwise, one operand
-    case negate, abs, sign, exp, log, squareRoot, rsqrt, square, reciprocal
-    case sin, cos, tanh, floor, ceil, round, sigmoid, relu, erf, gelu, silu, logicalNot
-    // Elementwise, two operands
-    case add, subtract, multiply, divide, pow, minimum, maximum
-    case equal, notEqual, less, lessEqual, greater, greaterEqual, logicalAnd, logicalOr
-    // Elementwise, other
-    case select, cast
-    // Reductions
-    case sum, mean, max, min, product, argmax, argmin, variance
-    // Along lines
-    case cumulativeSum, topK, softmax, logSoftmax, layerNorm
-    // Matrix products
-    case matmul
-    // Views
-    case reshape, permute, broadcast, slice
-    // Data movement
-    case contiguous, pad, concat, gather
-
+/// What the engine reads about an op kind, from its row of the op table (`OpTable.swift`).
+extension OpKind {
     /// The kind's row of the table, made once for all kinds.
-    var descriptor: OpDescriptor { Self.table[rawValue] }
+    package var descriptor: OpDescriptor { Self.table[rawValue] }
 
     private static let table: [OpDescriptor] = allCases.map { $0.row }
 
     /// The op's name in errors, plans and dumps: the case's name (which is also what
     /// `String(describing:)` gives, the enum having no description of its own).
-    var name: String { descriptor.name }
+    package var name: String { descriptor.name }
 
     /// Whether the op can join a fused elementwise region.
     var isElementwise: Bool { descriptor.category == .elementwise }
@@ -45,11 +19,6 @@ enum OpKind: Int, Sendable, Hashable, CaseIterable {
     var isComposite: Bool {
         if case .composite = descriptor.semantics { return true }
         return false
-    }
-
-    /// The tolerance of the op without attributes, for outputs of `reductionLength` terms.
-    func parityTolerance(reductionLength: Int) -> Tolerance {
-        descriptor.tolerance.tolerance(for: Op(self), reductionLength: reductionLength)
     }
 
     /// The kinds whose semantics is a reduction (sums, extremes, their indices), in table order.
@@ -66,7 +35,7 @@ enum OpKind: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// The broad family of an op, which decides how it is fused, placed and sampled.
-enum OpCategory: String, Sendable, Hashable, CaseIterable {
+package enum OpCategory: String, Sendable, Hashable, CaseIterable {
     /// User data; no computation.
     case source
     /// One output element from the same-position elements of the operands.

@@ -1,6 +1,6 @@
 /// How the parity suite samples an op: part of the op's row of the table. The suite (in
 /// `TensorEngineChecks`) makes the inputs and compares every backend with the naive reference.
-enum SampleSpec: Sendable {
+package enum SampleSpec: Sendable {
     /// Constants are not computed.
     case none
     /// Every accepted scalar type over shapes of every layout (rank 0, size 1, empty, transposed,
@@ -16,7 +16,7 @@ enum SampleSpec: Sendable {
 }
 
 /// Which axes a reduction's samples reduce.
-enum ReductionSamples: Sendable, Hashable {
+package enum ReductionSamples: Sendable, Hashable {
     /// Any set of axes, with special values when `specialValues` (products of huge and tiny values
     /// overflow or not depending on the order of multiplication, which backends may choose).
     case axes(specialValues: Bool)
@@ -27,16 +27,16 @@ enum ReductionSamples: Sendable, Hashable {
 }
 
 /// One hand-written parity case of an op.
-struct ParitySample: Sendable {
-    let label: String
-    let inputs: [SampleInput]
-    let apply: SampleApplication
+package struct ParitySample: Sendable {
+    package let label: String
+    package let inputs: [SampleInput]
+    package let apply: SampleApplication
     /// Terms summed into one output (K for matmul): scales the tolerance.
-    var reductionLength = 1
+    package var reductionLength = 1
 }
 
 /// How a sample's result is made from its inputs.
-enum SampleApplication: Sendable {
+package enum SampleApplication: Sendable {
     /// The op recorded directly.
     case op(Op)
     /// Through the public API, for ops the front end prepares (a reshape of a strided view is
@@ -45,7 +45,7 @@ enum SampleApplication: Sendable {
 }
 
 /// How a parity input is laid out in memory, so backends are tested on views as well as buffers.
-enum SampleLayout: Sendable, Hashable, CustomStringConvertible {
+package enum SampleLayout: Sendable, Hashable, CustomStringConvertible {
     case contiguous
     /// Made in the reversed shape and transposed back: every axis strided.
     case transposed
@@ -56,7 +56,7 @@ enum SampleLayout: Sendable, Hashable, CustomStringConvertible {
     /// Every other element of a twice-as-long last axis (stride 2, offset 1).
     case strided
 
-    var description: String {
+    package var description: String {
         switch self {
         case .contiguous: "contiguous"
         case .transposed: "transposed"
@@ -68,7 +68,7 @@ enum SampleLayout: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The values a sample input holds.
-enum SampleValues: Sendable, Hashable {
+package enum SampleValues: Sendable, Hashable {
     /// Ordinary values from a domain: normal floats, integers in -20...20, random booleans.
     case ordinary(SampleDomain)
     /// Integers in 0..<bound, as `Int32` (gather indices).
@@ -78,15 +78,22 @@ enum SampleValues: Sendable, Hashable {
     case special(shift: Int)
 
     static let mixed = SampleValues.ordinary(.all)
-    static let specialValues: [Double] = [.nan, .infinity, -.infinity, 0, -0.0, 1e30, -1e30, 1e-40, 3, -2, 0.5]
+    package static let specialValues: [Double] = [.nan, .infinity, -.infinity, 0, -0.0, 1e30, -1e30, 1e-40, 3, -2, 0.5]
 }
 
 /// One input of a parity case.
-struct SampleInput: Sendable, Hashable, CustomStringConvertible {
-    var shape: [Int]
-    var type: ScalarType = .float32
-    var layout: SampleLayout = .contiguous
-    var values: SampleValues = .mixed
+package struct SampleInput: Sendable, Hashable, CustomStringConvertible {
+    package var shape: [Int]
+    package var type: ScalarType = .float32
+    package var layout: SampleLayout = .contiguous
+    package var values: SampleValues = .mixed
 
-    var description: String { "\(describe(shape)) \(type) \(layout)" }
+    package init(shape: [Int], type: ScalarType = .float32, layout: SampleLayout = .contiguous, values: SampleValues = .mixed) {
+        self.shape = shape
+        self.type = type
+        self.layout = layout
+        self.values = values
+    }
+
+    package var description: String { "\(describe(shape)) \(type) \(layout)" }
 }

@@ -2,6 +2,35 @@
 // are their expressions (every backend runs them from it), composite ops their decompositions,
 // primitives their rules; the naive backend's loops are the primitives' reference.
 
+/// Every kind of op the engine knows: the rows of the op table below.
+///
+/// The enum has no payloads, so the compiler lists every case (``allCases``) and every switch over
+/// it is exhaustive: the parity suite, the kernel registries and the table itself see a new op by
+/// construction. What a kind computes beyond its operands (axes, shapes, a target type) is in the
+/// ``Op``'s attributes.
+package enum OpKind: Int, Sendable, Hashable, CaseIterable {
+    // Sources
+    case constant
+    // Elementwise, one operand
+    case negate, abs, sign, exp, log, squareRoot, rsqrt, square, reciprocal
+    case sin, cos, tanh, floor, ceil, round, sigmoid, relu, erf, gelu, silu, logicalNot
+    // Elementwise, two operands
+    case add, subtract, multiply, divide, pow, minimum, maximum
+    case equal, notEqual, less, lessEqual, greater, greaterEqual, logicalAnd, logicalOr
+    // Elementwise, other
+    case select, cast
+    // Reductions
+    case sum, mean, max, min, product, argmax, argmin, variance
+    // Along lines
+    case cumulativeSum, topK, softmax, logSoftmax, layerNorm
+    // Matrix products
+    case matmul
+    // Views
+    case reshape, permute, broadcast, slice
+    // Data movement
+    case contiguous, pad, concat, gather
+}
+
 extension OpKind {
     /// The kind's row; read through ``descriptor``, which makes each row once.
     var row: OpDescriptor {

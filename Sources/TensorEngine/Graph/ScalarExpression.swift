@@ -9,7 +9,7 @@
 /// Values live in one of two domains (``ScalarDomain``): `Float` (float32 and float16 operands,
 /// math functions) or `Int32` (int32 and bool operands, comparisons). ``typed(operands:)`` decides
 /// each node's domain and makes conversions explicit.
-indirect enum ScalarExpression: Sendable, Hashable {
+package indirect enum ScalarExpression: Sendable, Hashable {
     /// The op's operand at this position.
     case operand(Int)
     /// A constant, in the domain of what it is combined with.
@@ -30,12 +30,12 @@ indirect enum ScalarExpression: Sendable, Hashable {
 /// Two-operand arithmetic. Integers wrap on overflow; integer division truncates toward zero and
 /// `x / 0` is 0 (`Int32.min / -1` is `Int32.min`); `minimum` and `maximum` of floats are NaN when
 /// either operand is (NumPy's `minimum`/`maximum`).
-enum ArithmeticOperator: Sendable, Hashable, CaseIterable {
+package enum ArithmeticOperator: Sendable, Hashable, CaseIterable {
     case add, subtract, multiply, divide, minimum, maximum
 }
 
 /// Comparisons of two values of one domain.
-enum Comparison: Sendable, Hashable, CaseIterable {
+package enum Comparison: Sendable, Hashable, CaseIterable {
     case equal, notEqual, less, lessEqual, greater, greaterEqual
 
     func holds<T: Comparable>(_ a: T, _ b: T) -> Bool {
@@ -51,7 +51,7 @@ enum Comparison: Sendable, Hashable, CaseIterable {
 }
 
 /// Where a value inside an elementwise expression is computed.
-enum ScalarDomain: Sendable, Hashable {
+package enum ScalarDomain: Sendable, Hashable {
     /// `Float`: float32 and float16 values (float16 is widened), math functions.
     case float
     /// `Int32`: int32 and bool values (bools are 0 or 1), comparison results.
@@ -65,7 +65,7 @@ enum ScalarDomain: Sendable, Hashable {
 
 /// An expression whose every node has a domain, conversions from integer to float explicit and
 /// `apply` nodes carrying the applied op's expression: what targets consume.
-indirect enum TypedExpression: Sendable, Hashable {
+package indirect enum TypedExpression: Sendable, Hashable {
     case operand(Int, ScalarDomain)
     case literal(Double, ScalarDomain)
     case negate(TypedExpression)
@@ -236,7 +236,7 @@ extension ScalarExpression {
 
     /// Where the first operand's ordinary samples come from: inside every math function's domain
     /// that the expression applies to an operand directly.
-    var sampleDomain: SampleDomain {
+    package var sampleDomain: SampleDomain {
         var domain = SampleDomain.all
         visit { node in
             if case .math(let function, let arguments) = node, case .operand = arguments.first {

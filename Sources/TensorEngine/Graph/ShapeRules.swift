@@ -1,14 +1,19 @@
 /// The shape and scalar type of a tensor: what the front end checks and the planner costs.
-struct TensorSignature: Sendable, Hashable {
-    var shape: [Int]
-    var scalarType: ScalarType
+package struct TensorSignature: Sendable, Hashable {
+    package var shape: [Int]
+    package var scalarType: ScalarType
+
+    package init(shape: [Int], scalarType: ScalarType) {
+        self.shape = shape
+        self.scalarType = scalarType
+    }
 
     var elementCount: Int { shape.reduce(1, *) }
     var byteCount: Int { elementCount * scalarType.byteCount }
 }
 
 /// A broken rule of an op, before the front end attaches the op name, shapes and call site.
-struct RuleViolation: Error {
+package struct RuleViolation: Error {
     var kind: TensorError.Kind
     var message: String
 

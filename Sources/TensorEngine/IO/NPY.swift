@@ -2,10 +2,10 @@ import Foundation
 
 /// Reading and writing NumPy `.npy` files (format versions 1.0, 2.0 and 3.0; C order;
 /// little-endian `float32`, `float16`, `int32` and `bool`).
-enum NPY {
+package enum NPY {
     /// The header of `bytes` and the slice holding exactly its data, after checking the data's
     /// length against the file's (before anything is allocated) and, for `bool`, every byte.
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(FileFormatError) -> (NPYHeader, UnsafeRawBufferPointer) {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(FileFormatError) -> (NPYHeader, UnsafeRawBufferPointer) {
         let header = try NPYHeader(parsing: bytes)
         let available = bytes.count - header.dataOffset
         guard available >= header.dataByteCount else {
@@ -22,7 +22,7 @@ enum NPY {
     }
 
     /// The bytes of a `.npy` file (version 1.0, or 2.0 when the header needs it) holding `data`.
-    static func encode(shape: [Int], type: ScalarType, data: UnsafeRawBufferPointer) -> Data {
+    package static func encode(shape: [Int], type: ScalarType, data: UnsafeRawBufferPointer) -> Data {
         let dimensions = shape.map(String.init).joined(separator: ", ") + (shape.count == 1 ? "," : "")
         var text = "{'descr': '\(NPYHeader.descr(type))', 'fortran_order': False, 'shape': (\(dimensions)), }"
         // Version 1.0 stores the header length in 2 bytes; pad so the data start 64-byte aligned.

@@ -3,13 +3,13 @@
 /// Format: the magic `\x93NUMPY`, a major and minor version byte, a little-endian header length
 /// (2 bytes in version 1.0, 4 bytes in 2.0 and 3.0), then a Python dictionary literal such as
 /// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }` padded with spaces and a newline.
-struct NPYHeader: Sendable, Hashable {
+package struct NPYHeader: Sendable, Hashable {
     static let magic: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]
     /// The largest header this reader accepts (NumPy's own limit is 10 000 bytes by default).
     static let maximumHeaderLength = 1 << 20
 
-    var scalarType: ScalarType
-    var shape: [Int]
+    package var scalarType: ScalarType
+    package var shape: [Int]
     /// The byte offset of the first element.
     var dataOffset: Int
     /// The byte size of the data, checked against overflow.
@@ -81,7 +81,7 @@ struct NPYHeader: Sendable, Hashable {
     }
 
     /// The engine's type for a NumPy type string, or the reason it is not accepted.
-    static func scalarType(_ descr: String) throws(FileFormatError) -> ScalarType {
+    package static func scalarType(_ descr: String) throws(FileFormatError) -> ScalarType {
         func fail(_ kind: FileFormatError.Kind, _ message: String) -> FileFormatError {
             FileFormatError(kind, format: "npy", message: message)
         }

@@ -26,6 +26,15 @@ public struct SentenceEmbedder: Model {
     /// The output feature: the sentence's token ids, an `Int32` tensor.
     public static let tokenIDsFeature = "token_ids"
 
+    /// Where the model is looked for by default: `$TENSORENGINE_MODEL_DIR`, else
+    /// `~/.cache/tensorengine/models/all-MiniLM-L6-v2` (where `scripts/fetch-model.sh` puts it).
+    public static var defaultFolder: URL {
+        if let path = ProcessInfo.processInfo.environment["TENSORENGINE_MODEL_DIR"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/all-MiniLM-L6-v2")
+    }
+
     /// Loads the tokenizer and the encoder from a model folder.
     public init(folder: URL, batchSize: Int = 32) throws(FileFormatError) {
         self.tokenizer = try WordPieceTokenizer(folder: folder)

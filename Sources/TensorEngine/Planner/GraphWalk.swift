@@ -5,7 +5,7 @@
 /// executor all refer to nodes by these positions, so a cached plan fits any graph of the same
 /// structure as it stands. The walk also hashes that structure (``structureHash``), so a cache
 /// lookup needs no second pass.
-struct PendingGraph {
+package struct PendingGraph {
     /// Every node reached, by position.
     let nodes: [Node]
     /// How many of ``nodes`` already had values when the graph was walked.
@@ -27,7 +27,7 @@ struct PendingGraph {
     /// Walks back from the targets without recursion (graphs can be deep), stopping at nodes
     /// that already hold a result. A pending node gets its position once all its inputs have
     /// theirs, which is when its part of the structure hash is known.
-    init(targets: [Node]) {
+    package init(targets: [Node]) {
         // Room for small graphs up front: growing an array from empty reallocates it twice.
         var nodes: [Node] = []
         nodes.reserveCapacity(8)
@@ -103,5 +103,5 @@ struct PendingGraph {
     var sources: [Node] { nodes.filter(isSource) }
 
     /// How many nodes there are to compute.
-    var pendingCount: Int { nodes.count - sourceCount }
+    package var pendingCount: Int { nodes.count - sourceCount }
 }

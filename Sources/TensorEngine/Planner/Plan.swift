@@ -3,7 +3,7 @@
 /// Nodes are named by their position in the plan's ``Plan/nodes`` (the walk's numbering,
 /// ``PendingGraph``), never held: a step depends only on the graph's structure, so the steps of
 /// a cached plan serve every graph of that structure unchanged.
-struct PlanStep: Sendable {
+package struct PlanStep: Sendable {
     /// The position of the node whose value the step produces.
     let output: Int
     /// The fused region ending at the output node, or `nil` when the step runs the node's own op.
@@ -16,7 +16,7 @@ struct PlanStep: Sendable {
     /// The positions of the nodes a fused region absorbed (their values are never materialized).
     let absorbed: [Int]
     /// Where the step runs.
-    let backend: BackendID
+    package let backend: BackendID
     /// The planner's estimate of the kernel's time, in seconds.
     let estimatedSeconds: Double
     /// The cost of the kernel, from the op table.
@@ -30,7 +30,7 @@ struct PlanStep: Sendable {
 }
 
 /// A copy of a value between memory spaces that the plan inserts before a step.
-struct PlannedCopy: Sendable, Hashable {
+package struct PlannedCopy: Sendable, Hashable {
     /// The position of the node whose value is copied.
     let value: Int
     let from: MemorySpace
@@ -41,7 +41,7 @@ struct PlannedCopy: Sendable, Hashable {
 
 /// What a plan keeps of its graph's structure: everything but the nodes themselves, which is
 /// what the plan cache stores.
-struct PlanTemplate: Sendable {
+package struct PlanTemplate: Sendable {
     let steps: [PlanStep]
     /// The targets' positions, in order.
     let targets: [Int]
@@ -51,7 +51,7 @@ struct PlanTemplate: Sendable {
 
 /// The plan the executor runs: steps in execution order over the graph's nodes, and the nodes to
 /// materialize.
-struct Plan: Sendable {
+package struct Plan: Sendable {
     /// The graph's nodes by position (``PendingGraph/nodes``); the positions not produced by a
     /// step are the sources, whose values exist before the plan runs.
     let nodes: [Node]
@@ -60,7 +60,7 @@ struct Plan: Sendable {
     let targets: [Node]
     let policy: ComputePolicy
 
-    var steps: [PlanStep] { template.steps }
+    package var steps: [PlanStep] { template.steps }
 
     /// Whether every profile used came from a calibration.
     var calibrated: Bool { template.calibrated }
@@ -69,7 +69,7 @@ struct Plan: Sendable {
     func node(of step: PlanStep) -> Node { nodes[step.output] }
 
     /// What a step runs: its fused region, or its node's op.
-    func kernel(of step: PlanStep) -> Kernel {
+    package func kernel(of step: PlanStep) -> Kernel {
         if let region = step.region { return .fused(region) }
         return .op(nodes[step.output].op)
     }

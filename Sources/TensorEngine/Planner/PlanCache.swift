@@ -68,7 +68,7 @@ struct PlanKey: Sendable {
 
 /// A bounded cache of planning decisions by graph structure, so a loop that evaluates the
 /// same-shaped graph again does not plan again. Least recently used entries go first.
-final class PlanCache: Sendable {
+package final class PlanCache: Sendable {
     /// How many plans the cache keeps.
     let capacity: Int
     private let state = Guarded(State())
@@ -97,7 +97,7 @@ final class PlanCache: Sendable {
         }
     }
 
-    init(capacity: Int = 128) { self.capacity = capacity }
+    package init(capacity: Int = 128) { self.capacity = capacity }
 
     /// The plan stored for a graph of this structure, if any.
     func plan(for graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> PlanTemplate? {

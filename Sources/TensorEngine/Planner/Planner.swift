@@ -8,7 +8,7 @@ import Foundation
 /// over. This dynamic programme over the topological order is exact for trees and a close,
 /// deterministic approximation for shared subgraphs. Placement then walks back from the targets
 /// (which must reach the host), giving each step the backend that minimises its subtree's cost.
-struct Planner {
+package struct Planner {
     let backends: [any Backend]
     let profiles: [BackendID: DeviceProfile]
     let policy: ComputePolicy
@@ -20,7 +20,7 @@ struct Planner {
     /// Whether every allowed backend plans with a calibrated profile.
     private let calibrated: Bool
 
-    init(backends: [any Backend], profiles: [BackendID: DeviceProfile], policy: ComputePolicy) {
+    package init(backends: [any Backend], profiles: [BackendID: DeviceProfile], policy: ComputePolicy) {
         self.backends = backends
         self.profiles = profiles
         self.policy = policy
@@ -48,7 +48,7 @@ struct Planner {
 
     /// Plans the pending graph behind `targets`, reusing the plan of a graph of the same
     /// structure when the cache has one.
-    func plan(targets: [Node], cache: PlanCache?) throws(TensorError) -> (Plan, cached: Bool) {
+    package func plan(targets: [Node], cache: PlanCache?) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
         if let cache, let template = cache.plan(for: graph, targets: targets, policy: policy) {
             return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), true)
@@ -60,7 +60,7 @@ struct Planner {
         return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), false)
     }
 
-    func plan(targets: [Node]) throws(TensorError) -> Plan {
+    package func plan(targets: [Node]) throws(TensorError) -> Plan {
         try plan(targets: targets, cache: nil).0
     }
 

@@ -1,5 +1,5 @@
 /// Whether a backend can run a step, how, and if not, why.
-enum Capability: Sendable {
+package enum Capability: Sendable {
     /// A registered kernel runs it.
     case kernel
     /// It runs as other steps this backend runs: a composite op's decomposition (the parts, for
@@ -16,14 +16,14 @@ enum Capability: Sendable {
 }
 
 /// One op of a composite op's decomposition, with what its cost rule needs.
-struct LoweredPart: Sendable {
+package struct LoweredPart: Sendable {
     let op: Op
     let inputs: [CostOperand]
     let output: TensorSignature
 }
 
 /// One step a backend runs: a primitive op, or a fused region of elementwise ops.
-enum Kernel: Sendable, Hashable {
+package enum Kernel: Sendable, Hashable {
     case op(Op)
     case fused(FusedRegion)
 }
@@ -37,7 +37,7 @@ enum Kernel: Sendable, Hashable {
 /// view ops, which return a new layout over the operand's buffer. What a backend runs, and why it
 /// does not run the rest, is read from its ``kernels``; views, composite ops without a kernel and
 /// fused regions without a fused kernel are run here, the same way for every backend.
-protocol Backend: AnyObject, Sendable {
+package protocol Backend: AnyObject, Sendable {
     /// Which backend this is.
     var id: BackendID { get }
     /// The device it runs on, in words (`host CPU`, `pthread-haswell-AMD EPYC`, ...).
@@ -91,7 +91,7 @@ extension Backend {
     }
 
     /// Runs a kernel on values in this backend's memory space and returns the result.
-    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
+    package func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
         let query = KernelQuery(kernel: kernel, values: inputs, output: output)
         switch kernel {
         case .fused(let region):

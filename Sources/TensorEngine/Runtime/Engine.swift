@@ -5,15 +5,15 @@ import Foundation
 /// The host backends always run; every OpenCL device chosen (`TENSORENGINE_OPENCL_DEVICE`, and
 /// the others with `TENSORENGINE_OPENCL_DEVICES=all`) is a backend of its own. A backend that
 /// cannot start is kept by name with the reason, so policies can name it and errors can say why.
-final class Engine: Sendable {
-    static let shared = Engine()
+package final class Engine: Sendable {
+    package static let shared = Engine()
 
     /// The backends that can run here, in preference order for ties.
-    let backends: [any Backend]
+    package let backends: [any Backend]
     /// Backends that could not start, with the reason.
-    let unavailable: [(id: BackendID, reason: String)]
+    package let unavailable: [(id: BackendID, reason: String)]
     /// The device profile of each available backend: stored by a calibration, else its default.
-    let profiles: [BackendID: DeviceProfile]
+    package let profiles: [BackendID: DeviceProfile]
 
     /// An engine whose OpenCL backends use the entry points of `openCLLibrary` (the process's
     /// library by default; tests pass a failed load to see the engine without OpenCL).
@@ -35,7 +35,7 @@ final class Engine: Sendable {
         self.profiles = profiles
     }
 
-    func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }
+    package func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }
 
     /// Every backend the engine knows, running or not, in preference order.
     var known: [BackendID] { backends.map(\.id) + unavailable.map(\.id) }
@@ -52,7 +52,7 @@ final class Engine: Sendable {
 
     /// Plans and runs the pending graph behind `targets`, returning host values without keeping
     /// them on the nodes. `backends` replaces the engine's own (tests inject deliberately wrong ones).
-    func run(_ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+    package func run(_ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
         let chosen = backends ?? self.backends
         var profiles = self.profiles
         for backend in chosen where profiles[backend.id] == nil { profiles[backend.id] = backend.defaultProfile }

@@ -14,7 +14,7 @@ public struct EvaluationStatistics: Sendable, Hashable, Codable {
 
 /// Runs a plan: each step on its backend, copies where the plan put them, buffers released after
 /// their last use. It never chooses anything: the plan is obeyed as written.
-struct Executor {
+package struct Executor {
     let backends: [any Backend]
 
     private func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }

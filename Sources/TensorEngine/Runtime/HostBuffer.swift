@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Memory that some backend owns: host memory for the CPU backends, device memory for OpenCL.
-protocol DeviceBuffer: AnyObject, Sendable {
+package protocol DeviceBuffer: AnyObject, Sendable {
     /// The size of the allocation in bytes.
     var byteCount: Int { get }
     /// Where the memory lives; values in one memory space can be used by every backend of it.
@@ -13,12 +13,12 @@ protocol DeviceBuffer: AnyObject, Sendable {
 }
 
 /// A place memory lives in. The naive and openblas backends share the host.
-enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
+package enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
     case host
     /// Memory of one OpenCL device, named by the device's index in the runtime.
     case openCL(device: Int)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .host: "host"
         case .openCL(let device): "opencl:\(device)"
@@ -35,19 +35,19 @@ enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
 /// inputs (vector loads use `loadUnaligned`).
 ///
 /// Written only while the executor builds the value in it, then read-only; hence `@unchecked Sendable`.
-final class HostBuffer: DeviceBuffer, @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-    let byteCount: Int
+package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
+    package let pointer: UnsafeMutableRawPointer
+    package let byteCount: Int
     /// The object that keeps borrowed memory alive, or `nil` when the buffer owns its memory.
     let owner: (any AnyObject & Sendable)?
-    var memorySpace: MemorySpace { .host }
+    package var memorySpace: MemorySpace { .host }
 
     /// The bytes actually allocated (whole pages for pooled sizes).
     private let capacity: Int
 
     /// Allocates uninitialised memory (reusing a pooled block of the same size when there is one),
     /// or throws ``TensorError/Kind/outOfMemory``.
-    init(byteCount: Int, op: String = "allocate") throws(TensorError) {
+    package init(byteCount: Int, op: String = "allocate") throws(TensorError) {
         let capacity = HostBufferPool.capacity(for: byteCount)
         if let recycled = HostBufferPool.shared.take(capacity) {
             self.pointer = recycled
@@ -68,7 +68,7 @@ final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     ///
     /// The caller guarantees that `pointer` is aligned to the element type stored there and that
     /// the memory stays valid and unchanged while `owner` lives.
-    init(borrowing pointer: UnsafeMutableRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
+    package init(borrowing pointer: UnsafeMutableRawPointer, byteCount: Int, owner: any AnyObject & Sendable) {
         self.pointer = pointer
         self.byteCount = byteCount
         self.capacity = byteCount
@@ -80,20 +80,26 @@ final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     }
 
     /// The memory as elements of `T`.
-    func elements<T>(as type: T.Type) -> UnsafeMutablePointer<T> {
+    package func elements<T>(as type: T.Type) -> UnsafeMutablePointer<T> {
         pointer.assumingMemoryBound(to: T.self)
     }
 }
 
 /// A tensor's data during execution: a buffer, the layout of the elements in it, and their type.
-struct Value: @unchecked Sendable {
-    let buffer: any DeviceBuffer
-    let layout: Layout
-    let scalarType: ScalarType
+package struct Value: @unchecked Sendable {
+    package let buffer: any DeviceBuffer
+    package let layout: Layout
+    package let scalarType: ScalarType
 
-    var shape: [Int] { layout.shape }
+    package init(buffer: any DeviceBuffer, layout: Layout, scalarType: ScalarType) {
+        self.buffer = buffer
+        self.layout = layout
+        self.scalarType = scalarType
+    }
+
+    package var shape: [Int] { layout.shape }
     var memorySpace: MemorySpace { buffer.memorySpace }
 
     /// The value with another layout over the same buffer.
-    func with(_ layout: Layout) -> Value { Value(buffer: buffer, layout: layout, scalarType: scalarType) }
+    package func with(_ layout: Layout) -> Value { Value(buffer: buffer, layout: layout, scalarType: scalarType) }
 }

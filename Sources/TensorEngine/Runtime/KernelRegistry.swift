@@ -1,5 +1,5 @@
 /// What a kernel is asked to run: the op (or fused region) and the operand and result signatures.
-struct KernelQuery: Sendable {
+package struct KernelQuery: Sendable {
     let kernel: Kernel
     let output: TensorSignature
     /// The operands as the planner knows them (signatures) or as the executor has them (values):
@@ -43,7 +43,7 @@ struct KernelQuery: Sendable {
 
 /// When a registered kernel applies: `nil` when it does, else the reason it does not (what the
 /// planner reports for a backend that does not run a step).
-struct KernelCondition<B: Backend>: Sendable {
+package struct KernelCondition<B: Backend>: Sendable {
     let check: @Sendable (B, KernelQuery) -> String?
 
     static var always: KernelCondition { KernelCondition { _, _ in nil } }
@@ -69,7 +69,7 @@ struct KernelCondition<B: Backend>: Sendable {
 /// no kernel run as their decomposition and fused regions with no fused kernel as their
 /// instructions (see `Backend.capability(for:inputs:output:)`). Kernels take the backend as an
 /// argument, so a registry is a static table, built once per backend type.
-struct KernelRegistry<B: Backend>: Sendable {
+package struct KernelRegistry<B: Backend>: Sendable {
     typealias Run = @Sendable (B, Op, [Value], TensorSignature) throws(TensorError) -> Value
     typealias RunRegion = @Sendable (B, FusedRegion, [Value], TensorSignature) throws(TensorError) -> Value
 
@@ -133,36 +133,10 @@ struct KernelRegistry<B: Backend>: Sendable {
         }
         return .failure(.conditions(reasons.joined(separator: "; ")))
     }
-
-    /// A registry with the same kernels for another backend type, each run through `wrap` (tests
-    /// make a deliberately wrong backend from a right one this way).
-    func mapped<C: Backend>(
-        backend: @escaping @Sendable (C) -> B, wrap: @escaping @Sendable (C, Value) throws(TensorError) -> Value
-    ) -> KernelRegistry<C> {
-        var result = KernelRegistry<C>()
-        for (index, list) in entries.enumerated() {
-            for entry in list {
-                let run = entry.run
-                let condition = entry.condition
-                result.entries[index].append(.init(
-                    condition: KernelCondition<C> { c, query in condition.check(backend(c), query) },
-                    run: { c, op, inputs, output throws(TensorError) in try wrap(c, try run(backend(c), op, inputs, output)) }))
-            }
-        }
-        for entry in fused {
-            let (condition, run) = entry
-            result.fused.append((KernelCondition<C> { c, query in condition.check(backend(c), query) },
-                                 { c, region, inputs, output throws(TensorError) in try wrap(c, try run(backend(c), region, inputs, output)) }))
-        }
-        for requirement in requirements {
-            result.requirements.append(KernelCondition<C> { c, query in requirement.check(backend(c), query) })
-        }
-        return result
-    }
 }
 
 /// Why a registry has no kernel for a query.
-enum KernelMiss: Error, Sendable {
+package enum KernelMiss: Error, Sendable {
     /// No kernel is registered for the op (or for fused regions).
     case notRegistered
     /// Kernels are registered, and none applies: the reasons.

@@ -2,19 +2,19 @@
 /// for broadcast axes or negative for reversed ones) and the offset of the first element.
 ///
 /// View ops (reshape, permute, broadcast, slice) only change the layout; no data moves.
-struct Layout: Sendable, Hashable {
+package struct Layout: Sendable, Hashable {
     var shape: [Int]
     var strides: [Int]
     var offset: Int
 
     /// A row-major layout starting at element 0.
-    init(contiguous shape: [Int]) {
+    package init(contiguous shape: [Int]) {
         self.shape = shape
         self.strides = Shape.contiguousStrides(shape)
         self.offset = 0
     }
 
-    init(shape: [Int], strides: [Int], offset: Int) {
+    package init(shape: [Int], strides: [Int], offset: Int) {
         self.shape = shape
         self.strides = strides
         self.offset = offset
@@ -97,7 +97,7 @@ struct Layout: Sendable, Hashable {
     ///
     /// The clear, allocation-heavy way to walk a strided view: used by the naive backend and by
     /// the slow paths of the others.
-    func elementOffsets() -> [Int] {
+    package func elementOffsets() -> [Int] {
         let count = elementCount
         guard count > 0 else { return [] }
         var result = [Int](repeating: 0, count: count)

@@ -1,7 +1,9 @@
 /// A counter-based generator: the n-th number of a stream depends only on the seed and n, so the
 /// same seed gives the same tensor on every backend, thread and run.
-struct CounterRandom {
+package struct CounterRandom {
     let seed: UInt64
+
+    package init(seed: UInt64) { self.seed = seed }
 
     /// SplitMix64's finaliser applied to `seed + n·γ`: a strong 64-bit mix of the counter.
     func bits(_ n: UInt64) -> UInt64 {
@@ -12,10 +14,10 @@ struct CounterRandom {
     }
 
     /// A uniform double in [0, 1) from the top 53 bits.
-    func unit(_ n: UInt64) -> Double { Double(bits(n) >> 11) * 0x1p-53 }
+    package func unit(_ n: UInt64) -> Double { Double(bits(n) >> 11) * 0x1p-53 }
 
     /// A standard normal variate by the Box–Muller transform of counters 2n and 2n+1.
-    func normal(_ n: UInt64) -> Double {
+    package func normal(_ n: UInt64) -> Double {
         let u1 = 1 - unit(2 &* n)  // (0, 1]: the logarithm stays finite
         let u2 = unit(2 &* n &+ 1)
         return (-2 * _log(u1)).squareRoot() * _cos(2 * Double.pi * u2)

@@ -11,7 +11,7 @@ extension Tensor {
     ///   - operands: the inputs; the first error among them is passed on unchanged.
     ///   - location: the user's call site.
     ///   - makeOp: builds the normalised op from the operand signatures, or throws the rule broken.
-    static func record(
+    package static func record(
         _ name: String, _ operands: [Tensor], at location: SourceLocation?,
         _ makeOp: ([TensorSignature]) throws(RuleViolation) -> Op
     ) -> Tensor {
@@ -35,7 +35,7 @@ extension Tensor {
     }
 
     /// Records an op whose attributes need no operand-dependent normalisation.
-    static func record(_ op: Op, _ operands: [Tensor], at location: SourceLocation?) -> Tensor {
+    package static func record(_ op: Op, _ operands: [Tensor], at location: SourceLocation?) -> Tensor {
         record(op.name, operands, at: location) { _ throws(RuleViolation) in op }
     }
 

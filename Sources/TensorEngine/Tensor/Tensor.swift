@@ -13,7 +13,7 @@
 /// An invalid operation never traps: the tensor it returns carries a ``TensorError`` (see
 /// ``error``), later operations pass that first error along, and materialization throws it.
 public struct Tensor: Sendable {
-    let node: Node?
+    package let node: Node?
     /// The first error in this tensor's history, or `nil` if it is valid.
     public let error: TensorError?
 

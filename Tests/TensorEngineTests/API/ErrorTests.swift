@@ -1,5 +1,6 @@
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 /// Bad input gives a typed error naming the op, the shapes and the call site; never a crash.
 @Suite("Errors instead of crashes")

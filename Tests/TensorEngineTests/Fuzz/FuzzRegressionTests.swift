@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 /// Every input a fuzz target ever flagged, replayed through the same check (Fixtures/fuzz/TARGET/),
 /// and each finding restated as a hand-computed test on every backend.

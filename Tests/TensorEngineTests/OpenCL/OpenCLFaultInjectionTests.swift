@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 /// Simulated driver failures on a private runtime (its own context, fault injector, live-buffer
 /// count and program cache directory), so the other OpenCL suites keep using the shared one
@@ -45,15 +46,16 @@ struct OpenCLFaultInjectionTests {
         let runtime = backend.runtime
         runtime.drainPool()
         let before = runtime.liveBufferCount
-        runtime.faults.inject(fault)
-        defer { runtime.faults.disarm() }
+        let injector = OpenCLFaultInjector()
+        injector.inject(fault, into: runtime.faults)
+        defer { injector.disarm(runtime.faults) }
         var failure: TensorError?
         do {
             try expectCorrect(try evaluate(on: backend), sourceLocation: sourceLocation)
         } catch let error as TensorError {
             failure = error
         }
-        #expect(runtime.faults.failuresInjected > 0, "the fault \(fault) was never reached", sourceLocation: sourceLocation)
+        #expect(injector.failuresInjected > 0, "the fault \(fault) was never reached", sourceLocation: sourceLocation)
         runtime.drainPool()
         #expect(runtime.liveBufferCount == before, "device buffers leaked under \(fault)", sourceLocation: sourceLocation)
         return failure
@@ -134,14 +136,17 @@ struct OpenCLFaultInjectionTests {
         #expect(backend.runtime.liveBufferCount == 0)
     }
 
-    @Test func theInjectorIsOffByDefault() throws {
+    @Test func theSwitchIsOffByDefault() throws {
+        let faults = OpenCLFaultSwitch()
         let injector = OpenCLFaultInjector()
-        #expect(injector.failure(at: .allocation) == nil)
-        injector.inject(.enqueue(nth: 2))
-        #expect(injector.failure(at: .enqueue) == nil)
-        #expect(injector.failure(at: .enqueue) != nil)
-        #expect(injector.failure(at: .enqueue) == nil)
-        injector.disarm()
+        #expect(faults.failure(at: .allocation) == nil)
+        injector.inject(.enqueue(nth: 2), into: faults)
+        #expect(faults.failure(at: .enqueue) == nil)
+        #expect(faults.failure(at: .enqueue) != nil)
+        #expect(faults.failure(at: .enqueue) == nil)
+        #expect(injector.failuresInjected == 1)
+        injector.disarm(faults)
+        #expect(faults.failure(at: .enqueue) == nil, "disarmed, every call reaches the driver")
         #expect(injector.failuresInjected == 0)
     }
 }

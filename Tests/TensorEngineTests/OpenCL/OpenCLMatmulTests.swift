@@ -1,5 +1,6 @@
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 @Suite(.serialized, .enabled(if: openCLAvailable, "no OpenCL device"))
 struct OpenCLMatmulTests {

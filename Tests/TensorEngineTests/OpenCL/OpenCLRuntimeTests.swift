@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 @Suite(.serialized)
 struct OpenCLRuntimeTests {

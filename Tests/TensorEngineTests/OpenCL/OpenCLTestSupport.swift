@@ -1,5 +1,6 @@
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 /// Whether this machine has an OpenCL device the engine could open.
 let openCLAvailable = Engine.shared.backend(.opencl) != nil

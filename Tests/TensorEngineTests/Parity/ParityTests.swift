@@ -1,5 +1,6 @@
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 /// The generated parity suite: every op's sample cases on every available backend, against naive.
 @Suite("Parity with the naive reference")

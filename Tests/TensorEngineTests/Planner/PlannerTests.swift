@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TensorEngine
+import TensorEngineChecks
 
 /// A device backend for planning tests: claims what it is told, runs nothing.
 final class SyntheticDevice: Backend {

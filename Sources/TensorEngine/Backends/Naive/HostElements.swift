@@ -1,10 +1,10 @@
 /// Scalar-at-a-time access to host values, converting between storage types and the three
 /// computation domains (`Float`, `Int32`, `Bool`). Clear rather than fast: the naive backend's tool.
-struct HostElements {
+package struct HostElements {
     let base: UnsafeMutableRawPointer
     let type: ScalarType
 
-    init(_ value: Value) throws(TensorError) {
+    package init(_ value: Value) throws(TensorError) {
         guard let buffer = value.buffer as? HostBuffer else {
             throw TensorError(.backendFailure, op: "host access", message: "a \(value.memorySpace) buffer reached a host backend")
         }
@@ -12,12 +12,12 @@ struct HostElements {
         self.type = value.scalarType
     }
 
-    init(_ buffer: HostBuffer, _ type: ScalarType) {
+    package init(_ buffer: HostBuffer, _ type: ScalarType) {
         self.base = buffer.pointer
         self.type = type
     }
 
-    func float(_ offset: Int) -> Float {
+    package func float(_ offset: Int) -> Float {
         switch type {
         case .float32: base.assumingMemoryBound(to: Float.self)[offset]
         case .float16: Float(base.assumingMemoryBound(to: Float16.self)[offset])
@@ -26,7 +26,7 @@ struct HostElements {
         }
     }
 
-    func int(_ offset: Int) -> Int32 {
+    package func int(_ offset: Int) -> Int32 {
         switch type {
         case .float32, .float16: Int32(converting: Double(float(offset)))
         case .int32: base.assumingMemoryBound(to: Int32.self)[offset]

@@ -6,22 +6,22 @@ import Foundation
 /// sums in `Double`. It is the specification the other backends are checked against: elementwise
 /// ops evaluate their table expressions element by element, and composite ops always run as their
 /// decompositions (it registers no faster kernel for any).
-final class NaiveBackend: Backend {
-    var id: BackendID { .naive }
-    var deviceName: String { "host CPU (reference loops)" }
-    var memorySpace: MemorySpace { .host }
+package final class NaiveBackend: Backend {
+    package var id: BackendID { .naive }
+    package var deviceName: String { "host CPU (reference loops)" }
+    package var memorySpace: MemorySpace { .host }
 
     /// One core's plain loops: well under a GFLOP/s and a GB/s, whatever the work.
-    var defaultProfile: DeviceProfile {
+    package var defaultProfile: DeviceProfile {
         .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (0.3, nil, 0.3), matrixVector: 0.3, stream: 0.3,
                   reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil)
     }
 
-    func upload(_ value: Value) throws(TensorError) -> Value { value }
-    func download(_ value: Value) throws(TensorError) -> Value { value }
-    func synchronize() throws(TensorError) {}
+    package func upload(_ value: Value) throws(TensorError) -> Value { value }
+    package func download(_ value: Value) throws(TensorError) -> Value { value }
+    package func synchronize() throws(TensorError) {}
 
-    static let kernels: KernelRegistry<NaiveBackend> = {
+    package static let kernels: KernelRegistry<NaiveBackend> = {
         var registry = KernelRegistry<NaiveBackend>()
         registry.register(OpKind.kinds(in: .elementwise)) { backend, op, inputs, output throws(TensorError) in
             try backend.elementwise(op, inputs, output)

@@ -9,13 +9,13 @@ import COpenBLAS
 /// kernel for `Float16` and `Int32` arithmetic, `cumulativeSum` or `topK`, and the planner places
 /// those on the naive backend (composite ops it has no kernel for, such as `variance`, run as
 /// their decompositions here).
-final class OpenBLASBackend: Backend {
-    var id: BackendID { .openblas }
-    let deviceName: String
-    var memorySpace: MemorySpace { .host }
+package final class OpenBLASBackend: Backend {
+    package var id: BackendID { .openblas }
+    package let deviceName: String
+    package var memorySpace: MemorySpace { .host }
 
     /// Conservative figures for a 2-core x86-64 server.
-    var defaultProfile: DeviceProfile {
+    package var defaultProfile: DeviceProfile {
         .headline(backend: id, deviceName: deviceName, threads: Parallel.workers, matmul: (30, nil, 100), matrixVector: 8, stream: 12,
                   reduction: 10, arithmetic: 20, launch: 1e-6, transfer: nil)
     }
@@ -28,11 +28,11 @@ final class OpenBLASBackend: Backend {
         deviceName = "host CPU, \(Parallel.workers) threads (\(config.trimmingCharacters(in: .whitespaces)))"
     }
 
-    func upload(_ value: Value) throws(TensorError) -> Value { value }
-    func download(_ value: Value) throws(TensorError) -> Value { value }
-    func synchronize() throws(TensorError) {}
+    package func upload(_ value: Value) throws(TensorError) -> Value { value }
+    package func download(_ value: Value) throws(TensorError) -> Value { value }
+    package func synchronize() throws(TensorError) {}
 
-    static let kernels: KernelRegistry<OpenBLASBackend> = {
+    package static let kernels: KernelRegistry<OpenBLASBackend> = {
         var registry = KernelRegistry<OpenBLASBackend>()
         let hostRegisters = KernelCondition<OpenBLASBackend> { _, query in
             query.allTypes(in: [.float32, .bool]) ? nil : "float16 and int32 arithmetic is not vectorised"

@@ -5,7 +5,7 @@ import Foundation
 /// `forDevice` picks a row of a small table by device type and checks it against the device's
 /// work-group and local-memory limits, falling back to smaller tiles; the environment variable
 /// `TENSORENGINE_OPENCL_MATMUL_TUNING=tileM,tileN,tileK,wptM,wptN` overrides it for tuning runs.
-struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
+package struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
     /// Which kernel of `matmul.cl`: tiles in local memory (GPUs), or register blocks read straight
     /// from cached memory (CPU devices, when B's rows are unit-stride; else the tiled kernel).
     enum Variant: String, Sendable, Hashable { case tiled, blocked }
@@ -31,7 +31,7 @@ struct MatmulTuning: Sendable, Hashable, CustomStringConvertible {
         return (n, m)
     }
 
-    var description: String { "\(variant) \(tileM)x\(tileN)x\(tileK)/\(workPerItemM)x\(workPerItemN)" }
+    package var description: String { "\(variant) \(tileM)x\(tileN)x\(tileK)/\(workPerItemM)x\(workPerItemN)" }
 
     /// Candidates, best first, by device type (measured on PoCL for CPUs; the usual GPU blocking otherwise).
     static func table(for type: OpenCLDeviceInfo.DeviceType) -> [MatmulTuning] {

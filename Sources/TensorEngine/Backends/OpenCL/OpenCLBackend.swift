@@ -8,18 +8,18 @@ import Synchronization
 /// or device it throws, and the engine lists `opencl` as unavailable with that reason. It registers a
 /// kernel for every primitive and elementwise op of the table, for every scalar type, and fused
 /// kernels for softmax, log-softmax and layer norm; view ops share the protocol's implementation.
-final class OpenCLBackend: Backend {
-    let runtime: OpenCLRuntime
-    let matmulTuning: MatmulTuning
+package final class OpenCLBackend: Backend {
+    package let runtime: OpenCLRuntime
+    package let matmulTuning: MatmulTuning
     /// Generated elementwise kernels by region structure, operand access and rank.
     private let elementwiseKernels = Guarded<[ElementwiseKernelSlot: CLKernel]>([:])
 
-    let id: BackendID
-    var deviceName: String { runtime.device.name }
-    var memorySpace: MemorySpace { runtime.memorySpace }
+    package let id: BackendID
+    package var deviceName: String { runtime.device.name }
+    package var memorySpace: MemorySpace { runtime.memorySpace }
 
     /// Figures by device type until a calibration measures them.
-    var defaultProfile: DeviceProfile {
+    package var defaultProfile: DeviceProfile {
         if runtime.device.type == .cpu {
             // PoCL on 2 shared EPYC cores (docs/OPENCL.md): matmul ~20 GFLOP/s at 512-2048 under
             // load (70-85 when quieter; about half of OpenBLAS in the same run), plain streams
@@ -79,7 +79,7 @@ final class OpenCLBackend: Backend {
         return size
     }
 
-    static let kernels: KernelRegistry<OpenCLBackend> = {
+    package static let kernels: KernelRegistry<OpenCLBackend> = {
         var registry = KernelRegistry<OpenCLBackend>()
         registry.require(KernelCondition { backend, query in backend.limitsFail(query) })
         registry.registerFused { backend, region, inputs, output throws(TensorError) in try backend.elementwise(region, inputs, output) }
@@ -135,24 +135,24 @@ final class OpenCLBackend: Backend {
         return nil
     }
 
-    func upload(_ value: Value) throws(TensorError) -> Value {
+    package func upload(_ value: Value) throws(TensorError) -> Value {
         guard let host = value.buffer as? HostBuffer else {
             throw TensorError(.backendFailure, op: "upload", message: "a \(value.memorySpace) buffer cannot be uploaded to \(memorySpace)")
         }
         return Value(buffer: try runtime.upload(host, op: "upload"), layout: value.layout, scalarType: value.scalarType)
     }
 
-    func download(_ value: Value) throws(TensorError) -> Value {
+    package func download(_ value: Value) throws(TensorError) -> Value {
         let buffer = try deviceBuffer(value, op: "download")
         return Value(buffer: try runtime.download(buffer, op: "download"), layout: value.layout, scalarType: value.scalarType)
     }
 
-    func synchronize() throws(TensorError) { try runtime.finish() }
+    package func synchronize() throws(TensorError) { try runtime.finish() }
 
     // MARK: Helpers shared by the op files
 
     /// The device buffer of an operand; it must be in this backend's memory space.
-    func deviceBuffer(_ value: Value, op: String) throws(TensorError) -> OpenCLBuffer {
+    package func deviceBuffer(_ value: Value, op: String) throws(TensorError) -> OpenCLBuffer {
         guard let buffer = value.buffer as? OpenCLBuffer, buffer.memorySpace == memorySpace else {
             throw TensorError(.backendFailure, op: op, message: "a \(value.memorySpace) buffer reached the opencl backend on \(memorySpace)")
         }

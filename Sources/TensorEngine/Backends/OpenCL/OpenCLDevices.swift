@@ -51,7 +51,7 @@ public enum OpenCLDevices {
 }
 
 /// What the engine knows about one OpenCL device: identity, limits and features, queried once.
-struct OpenCLDeviceInfo: @unchecked Sendable {
+package struct OpenCLDeviceInfo: @unchecked Sendable {
     enum DeviceType: String, Sendable { case gpu, accelerator, cpu, other }
 
     /// Position in the discovery order (platforms, then devices), the index of `MemorySpace.openCL`.
@@ -59,8 +59,8 @@ struct OpenCLDeviceInfo: @unchecked Sendable {
     let id: cl_device_id
     let platform: cl_platform_id
     let platformName: String
-    let name: String
-    let driverVersion: String
+    package let name: String
+    package let driverVersion: String
     let type: DeviceType
     let maxWorkGroupSize: Int
     let localMemoryBytes: Int

@@ -18,8 +18,8 @@ final class CLContext: @unchecked Sendable {
 }
 
 /// An in-order command queue.
-final class CLQueue: @unchecked Sendable {
-    let raw: cl_command_queue
+package final class CLQueue: @unchecked Sendable {
+    package let raw: cl_command_queue
     let api: OpenCLAPI
     init(_ raw: cl_command_queue, api: OpenCLAPI) {
         self.raw = raw
@@ -61,8 +61,8 @@ final class OpenCLLiveBuffers: Sendable {
 }
 
 /// A memory object (a buffer), counted in its runtime's ``OpenCLLiveBuffers`` while it exists.
-final class CLMem: @unchecked Sendable {
-    let raw: cl_mem
+package final class CLMem: @unchecked Sendable {
+    package let raw: cl_mem
     /// The size requested at creation, in bytes.
     let capacity: Int
     private let api: OpenCLAPI

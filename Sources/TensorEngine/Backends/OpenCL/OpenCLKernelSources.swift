@@ -36,7 +36,7 @@ enum KernelFamily: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The kernels the host launches, by their name in the `.cl` files.
-enum KernelName: String, Sendable, Hashable {
+package enum KernelName: String, Sendable, Hashable {
     case stridedCopy = "strided_copy"
     case transposeTiled = "transpose_tiled"
     case fill

@@ -2,7 +2,7 @@ import Foundation
 import COpenCL
 
 /// One argument of a kernel launch.
-enum KernelArgument {
+package enum KernelArgument {
     case buffer(OpenCLBuffer)
     case int(Int32)
     case uint(UInt32)

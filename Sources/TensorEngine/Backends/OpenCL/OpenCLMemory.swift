@@ -6,10 +6,10 @@ import Synchronization
 /// Fresh buffers come from the device's pool and go back to it when the last value using them is
 /// released. Commands run in order on one queue, so a recycled buffer is only rewritten after every
 /// earlier command that read it.
-final class OpenCLBuffer: DeviceBuffer, @unchecked Sendable {
-    let mem: CLMem
-    let byteCount: Int
-    let memorySpace: MemorySpace
+package final class OpenCLBuffer: DeviceBuffer, @unchecked Sendable {
+    package let mem: CLMem
+    package let byteCount: Int
+    package let memorySpace: MemorySpace
     private let pool: OpenCLBufferPool?
 
     init(mem: CLMem, byteCount: Int, memorySpace: MemorySpace, pool: OpenCLBufferPool?) {
@@ -88,7 +88,7 @@ extension OpenCLRuntime {
     func drainPool() { pool.drain() }
 
     /// A device buffer of at least `bytes` bytes, from the pool or new; out of memory is a typed error.
-    func allocate(_ bytes: Int, op: String) throws(TensorError) -> OpenCLBuffer {
+    package func allocate(_ bytes: Int, op: String) throws(TensorError) -> OpenCLBuffer {
         guard bytes <= device.maxAllocationBytes else {
             throw TensorError(.outOfMemory, op: op, message: "\(bytes) bytes exceed the largest allocation of \(device.name) (\(device.maxAllocationBytes) bytes)")
         }
@@ -116,7 +116,7 @@ extension OpenCLRuntime {
     /// Copies a host buffer to the device. On devices that share memory with the host the buffer is
     /// wrapped instead (`CL_MEM_USE_HOST_PTR`, read-only: host values are immutable), and the host
     /// memory is kept alive until the driver destroys the memory object.
-    func upload(_ host: HostBuffer, op: String) throws(TensorError) -> OpenCLBuffer {
+    package func upload(_ host: HostBuffer, op: String) throws(TensorError) -> OpenCLBuffer {
         if device.hostUnifiedMemory, host.byteCount > 0 {
             var status: cl_int = CL_SUCCESS
             let flags = cl_mem_flags(CL_MEM_READ_ONLY) | cl_mem_flags(CL_MEM_USE_HOST_PTR)
@@ -151,13 +151,13 @@ extension OpenCLRuntime {
     /// The elements of a device buffer in host memory, after the commands that write it: mapped on
     /// devices that share memory with the host (no copy; the buffer stays out of the pool while the
     /// host value lives, see ``OpenCLMapping``), else copied into new host memory.
-    func download(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
+    package func download(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
         if device.hostUnifiedMemory, buffer.byteCount > 0, let mapped = try mapForReading(buffer, op: op) { return mapped }
         return try copyToHost(buffer, op: op)
     }
 
     /// Copies a device buffer into new host memory, after the commands that write it.
-    func copyToHost(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
+    package func copyToHost(_ buffer: OpenCLBuffer, op: String) throws(TensorError) -> HostBuffer {
         let host = try HostBuffer(byteCount: buffer.byteCount, op: op)
         guard buffer.byteCount > 0 else { return host }
         try checkCL(enqueueRead(buffer.mem.raw, bytes: buffer.byteCount, into: host.pointer), "clEnqueueReadBuffer", op: op)

@@ -6,16 +6,17 @@ import Synchronization
 /// and kernels, and the buffer pool. Created once per device per process (PoCL's first set-up is
 /// not safe to race) and used from any thread: OpenCL calls are thread-safe except setting kernel
 /// arguments, which ``launch(_:_:global:local:)`` does under a lock together with the enqueue.
-final class OpenCLRuntime: @unchecked Sendable {
-    let device: OpenCLDeviceInfo
+package final class OpenCLRuntime: @unchecked Sendable {
+    package let device: OpenCLDeviceInfo
     /// The entry points every call of this runtime goes through.
     let api: OpenCLAPI
     /// Simulated failures for tests; off unless a test injects one.
-    let faults = OpenCLFaultInjector()
+    /// Where tests install a fault hook (`TensorEngineChecks`'s injector).
+    package let faults = OpenCLFaultSwitch()
     /// Device buffers of this runtime that exist, pooled ones included.
     let liveBuffers = OpenCLLiveBuffers()
     let context: CLContext
-    let queue: CLQueue
+    package let queue: CLQueue
     let pool: OpenCLBufferPool
     let diskCache: ProgramDiskCache
     private let programs = Guarded<[ContentDigest: CLProgram]>([:])

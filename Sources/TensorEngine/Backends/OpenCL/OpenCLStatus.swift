@@ -83,7 +83,7 @@ struct OpenCLStatus: Sendable, Hashable, CustomStringConvertible {
 
 /// Throws a typed error for a failed OpenCL call: ``TensorError/Kind/outOfMemory`` for the
 /// allocation failures, ``TensorError/Kind/backendFailure`` for the rest, naming the call and code.
-func checkCL(_ code: cl_int, _ call: String, op: String = "opencl") throws(TensorError) {
+package func checkCL(_ code: cl_int, _ call: String, op: String = "opencl") throws(TensorError) {
     guard code != CL_SUCCESS else { return }
     let status = OpenCLStatus(code)
     throw TensorError(status.isOutOfMemory ? .outOfMemory : .backendFailure, op: op, message: "\(call) failed with \(status.name)")

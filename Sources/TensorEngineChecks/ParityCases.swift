@@ -1,37 +1,43 @@
+import TensorEngine
 /// One case of the generated parity suite: an op applied to inputs of given shapes, types and
 /// layouts. Every backend's result is compared with the naive reference under the op's tolerance.
 package struct ParityCase: Sendable, CustomStringConvertible {
     /// The op under test; for a composite case, the op whose tolerance bounds the whole chain.
-    let op: Op
+    package let op: Op
     var isComposite = false
-    let label: String
-    let inputs: [SampleInput]
+    package let label: String
+    package let inputs: [SampleInput]
     /// Terms summed into one output (K for matmul): scales the tolerance.
-    let reductionLength: Int
-    let build: @Sendable ([Tensor]) -> Tensor
+    package let reductionLength: Int
+    package let build: @Sendable ([Tensor]) -> Tensor
 
-    var kind: OpKind { op.kind }
+    package var kind: OpKind { op.kind }
 
     package var description: String {
         "\(isComposite ? "composite" : kind.name) \(label): " + inputs.map(\.description).joined(separator: ", ")
     }
 
     /// The bound a backend's result must stay within.
-    var tolerance: Tolerance { op.descriptor.tolerance.tolerance(for: op, reductionLength: reductionLength) }
+    package var tolerance: Tolerance { op.descriptor.tolerance.tolerance(for: op, reductionLength: reductionLength) }
 
     /// Every parity case: each op's samples, then the composites.
     package static var all: [ParityCase] { OpKind.allCases.flatMap(\.parityCases) + ParityCase.compositeCases }
 
     /// Creates the inputs afresh (new nodes each call, so no cached result is shared).
-    func makeInputs(seed: Int) -> [Tensor] {
+    package func makeInputs(seed: Int) -> [Tensor] {
         inputs.enumerated().map { index, input in input.make(seed: seed &* 31 &+ index) }
     }
 }
 
 extension OpKind {
+    /// The tolerance of the op without attributes, for outputs of `reductionLength` terms.
+    package func parityTolerance(reductionLength: Int) -> Tolerance {
+        descriptor.tolerance.tolerance(for: Op(self), reductionLength: reductionLength)
+    }
+
     /// The op's parity cases, made from its row's sample spec: every op has some, by
     /// construction, except constants.
-    var parityCases: [ParityCase] {
+    package var parityCases: [ParityCase] {
         func recorded(_ op: Op) -> @Sendable ([Tensor]) -> Tensor { { Tensor.record(op, $0, at: nil) } }
         switch descriptor.samples {
         case .none:

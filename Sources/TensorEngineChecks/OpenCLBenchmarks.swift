@@ -1,3 +1,4 @@
+import TensorEngine
 import COpenCL
 import Foundation
 

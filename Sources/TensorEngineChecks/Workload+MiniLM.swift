@@ -1,3 +1,4 @@
+import TensorEngine
 import Foundation
 
 /// An end-to-end sentence-embedding workload: fixed sentences embedded with all-MiniLM-L6-v2
@@ -18,12 +19,7 @@ package struct EmbeddingWorkload: Sendable {
 
     /// The model folder: `$TENSORENGINE_MODEL_DIR`, else
     /// `~/.cache/tensorengine/models/all-MiniLM-L6-v2` (where `scripts/fetch-model.sh` puts it).
-    package static var modelFolder: URL {
-        if let path = ProcessInfo.processInfo.environment["TENSORENGINE_MODEL_DIR"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/all-MiniLM-L6-v2")
-    }
+    package static var modelFolder: URL { SentenceEmbedder.defaultFolder }
 
     /// Loads the embedder (memory-mapped weights), batching up to 32 sentences as
     /// sentence-transformers' `encode` does by default.

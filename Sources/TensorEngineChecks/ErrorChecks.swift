@@ -1,3 +1,4 @@
+import TensorEngine
 /// Bad input of every kind, with the error it must give: shared by the Swift Testing suite's
 /// error tests and the `tensorengine-check` runner.
 package struct ErrorCheck: Sendable {

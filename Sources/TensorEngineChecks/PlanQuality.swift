@@ -1,3 +1,4 @@
+import TensorEngine
 import Dispatch
 
 /// Checks of the cost model against measurements: rank correlation and relative error of

@@ -1,8 +1,9 @@
+import TensorEngine
 /// Runs parity cases on a backend and compares the results with the naive reference. Shared by
 /// the Swift Testing suite and the `tensorengine-check` runner that ctest calls.
 package enum ParityHarness {
     /// A host value's elements as `Double`s (exact for every scalar type the engine has).
-    static func doubles(_ value: Value) throws -> [Double] {
+    package static func doubles(_ value: Value) throws -> [Double] {
         let elements = try HostElements(value)
         return value.layout.elementOffsets().map { offset in
             value.scalarType.isFloatingPoint ? Double(elements.float(offset)) : Double(elements.int(offset))
@@ -19,7 +20,7 @@ package enum ParityHarness {
 
     /// `nil` when `backends` under `policy` reproduce the naive result of the case (or do not
     /// claim it), else a description of the whole case and the first mismatches.
-    static func mismatch(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> String? {
+    package static func mismatch(_ parityCase: ParityCase, backends: [any Backend]? = nil, policy: ComputePolicy) -> String? {
         switch check(parityCase, backends: backends, policy: policy) {
         case .match, .unclaimed: nil
         case .mismatch(let description): description

@@ -1,3 +1,4 @@
+import TensorEngine
 /// A graph over the public `Tensor` API decoded from arbitrary bytes: the random-graph fuzz
 /// target's input language, also replayed by the regression tests.
 ///

@@ -1,3 +1,4 @@
+import TensorEngine
 import Foundation
 
 /// The fuzz targets' checks: what must hold for any input bytes. Shared by the `tensorfuzz`

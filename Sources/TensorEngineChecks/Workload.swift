@@ -1,3 +1,4 @@
+import TensorEngine
 /// What a workload's ceiling is measured against in the same run.
 package enum ReferenceKernel: Sendable, Hashable {
     /// A bare `cblas_sgemm` on buffers of the same shapes (`batch` calls of m×k·k×n).
@@ -95,7 +96,7 @@ extension Workload {
     }
 
     /// One encoder layer at MiniLM size: 12 heads of 32 over 128 tokens, FFN 1536, GELU.
-    static var bertLayer: Workload {
+    package static var bertLayer: Workload {
         let (tokens, hidden, heads, ffn) = (128, 384, 12, 1536)
         let head = hidden / heads
         let flops = 2.0 * Double(tokens * hidden * hidden * 4 + tokens * hidden * ffn * 2 + heads * tokens * tokens * head * 2)
