@@ -14,6 +14,7 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     // Elementwise, one operand
     case negate, abs, sign, exp, log, squareRoot, rsqrt, square, reciprocal
     case sin, cos, tanh, floor, ceil, round, sigmoid, relu, erf, gelu, silu, logicalNot
+    case asinh
     // Elementwise, two operands
     case add, subtract, multiply, divide, pow, minimum, maximum
     case equal, notEqual, less, lessEqual, greater, greaterEqual, logicalAnd, logicalOr
@@ -69,6 +70,7 @@ extension OpKind {
             }
         case .silu: return unary(.floats) { $0 * .apply(Op(.sigmoid), [$0]) }
         case .logicalNot: return unary(.bool, result: .bool) { .compare(.equal, $0, .literal(0)) }
+        case .asinh: return unary(.floats) { .math(.asinh, [$0]) }
         case .add: return binary(.numeric) { $0 + $1 }
         case .subtract: return binary(.numeric) { $0 - $1 }
         case .multiply: return binary(.numeric) { $0 * $1 }

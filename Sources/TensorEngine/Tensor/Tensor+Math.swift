@@ -45,6 +45,8 @@ extension Tensor {
     public func relu(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.relu, file, line) }
     /// The error function of each element.
     public func erf(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.erf, file, line) }
+    /// The inverse hyperbolic sine of each element: `log(x + √(x² + 1))`.
+    public func asinh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.asinh, file, line) }
 
     /// SiLU (swish): `x · sigmoid(x)`.
     public func silu(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.silu, file, line) }

@@ -90,6 +90,15 @@ struct HandComputedTests {
         #expect(Swift.abs(silu[0] - 0.7310586) < 1e-6)
     }
 
+    /// asinh(x) = log(x + √(x² + 1)): 0 at 0, log(1 + √2) at 1, odd, about log(2x) for large x.
+    @Test func inverseHyperbolicSine() async throws {
+        let x = Tensor([0, 1, -1, 3, 1e20, .infinity, .nan] as [Float])
+        let result = try await floats(x.asinh())
+        let expected: [Float] = [0, 0.881_373_6, -0.881_373_6, 1.818_446_5, 46.744_849, .infinity, .nan]
+        #expect(zip(result, expected).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) || Swift.abs($0 - $1) <= 1e-6 * Swift.max(1, Swift.abs($1)) },
+                "\(result)")
+    }
+
     @Test func comparisonAndSelection() async throws {
         #expect(try await bools(m .> 3) == [false, false, false, true, true, true])
         #expect(try await bools((m .>= 2) .& (m .<= 4)) == [false, true, true, true, false, false])
