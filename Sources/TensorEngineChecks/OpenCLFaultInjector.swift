@@ -74,4 +74,3 @@ package final class OpenCLFaultInjector: OpenCLFaultHook {
         }
     }
 }
-

@@ -1,4 +1,5 @@
 import TensorEngine
+
 /// One case of the generated parity suite: an op applied to inputs of given shapes, types and
 /// layouts. Every backend's result is compared with the naive reference under the op's tolerance.
 package struct ParityCase: Sendable, CustomStringConvertible {
@@ -52,14 +53,19 @@ extension OpKind {
                 ([1, 1], .contiguous, 1), ([0, 4], .contiguous, 1), ([5], .reversed, 0), ([300, 1000], .contiguous, 1),
                 ([128, 384], .contiguous, 1),
             ]
-            let special = ParityCase(op: makeOp(1), label: "float32 special values", inputs: [SampleInput(shape: [11, 4], values: .special(shift: 0))],
-                                     reductionLength: 4, build: recorded(makeOp(1)))
-            return [special] + descriptor.operandTypes.accepted.types.flatMap { type in
-                shapes.filter { type == .float32 || $0.0.reduce(1, *) < 1000 }.map { shape, layout, axis in
-                    ParityCase(op: makeOp(axis), label: "\(type) axis \(axis)", inputs: [SampleInput(shape: shape, type: type, layout: layout)],
-                               reductionLength: shape[axis], build: recorded(makeOp(axis)))
+            let special = ParityCase(
+                op: makeOp(1), label: "float32 special values",
+                inputs: [SampleInput(shape: [11, 4], values: .special(shift: 0))],
+                reductionLength: 4, build: recorded(makeOp(1)))
+            return [special]
+                + descriptor.operandTypes.accepted.types.flatMap { type in
+                    shapes.filter { type == .float32 || $0.0.reduce(1, *) < 1000 }.map { shape, layout, axis in
+                        ParityCase(
+                            op: makeOp(axis), label: "\(type) axis \(axis)",
+                            inputs: [SampleInput(shape: shape, type: type, layout: layout)],
+                            reductionLength: shape[axis], build: recorded(makeOp(axis)))
+                    }
                 }
-            }
         case .cases(let samples):
             return samples.map { sample in
                 let op: Op
@@ -72,7 +78,9 @@ extension OpKind {
                     op = Op(self)
                     build = body
                 }
-                return ParityCase(op: op, label: sample.label, inputs: sample.inputs, reductionLength: sample.reductionLength, build: build)
+                return ParityCase(
+                    op: op, label: sample.label, inputs: sample.inputs, reductionLength: sample.reductionLength,
+                    build: build)
             }
         }
     }
@@ -83,28 +91,44 @@ extension OpKind {
         let values = SampleValues.ordinary(op.elementwiseExpression.sampleDomain)
         let arity = descriptor.arity.sampleCount
         let masked = if case .masked = descriptor.operandTypes { true } else { false }
-        let prefix = switch op.attributes {
-        case .scalarType(let target): "to \(target) "
-        case .gelu(let approximation): "\(approximation) "
-        case .none, .axes, .axis, .normalization, .topK, .shape, .permutation, .slice, .padding: ""
-        }
+        let prefix =
+            switch op.attributes {
+            case .scalarType(let target): "to \(target) "
+            case .gelu(let approximation): "\(approximation) "
+            case .none, .axes, .axis, .normalization, .topK, .shape, .permutation, .slice, .padding: ""
+            }
         let build: @Sendable ([Tensor]) -> Tensor = { Tensor.record(op, $0, at: nil) }
         return descriptor.operandTypes.accepted.types.flatMap { type -> [ParityCase] in
             // The data operands' shapes and layouts; a mask takes the layout of the second.
             let dataArity = masked ? arity - 1 : arity
-            let layouts = dataArity == 1 ? Self.unaryShapes(large: type == .float32) : Self.binaryShapes(large: type == .float32)
+            let layouts =
+                dataArity == 1 ? Self.unaryShapes(large: type == .float32) : Self.binaryShapes(large: type == .float32)
             var cases = layouts.map { shapes -> ParityCase in
-                var inputs = (0..<dataArity).map { SampleInput(shape: shapes[$0 % shapes.count].shape, type: type,
-                                                               layout: shapes[$0 % shapes.count].layout, values: values) }
-                if masked { inputs.insert(SampleInput(shape: inputs[0].shape, type: .bool, layout: shapes[shapes.count - 1].layout), at: 0) }
+                var inputs = (0..<dataArity).map {
+                    SampleInput(
+                        shape: shapes[$0 % shapes.count].shape, type: type,
+                        layout: shapes[$0 % shapes.count].layout, values: values)
+                }
+                if masked {
+                    inputs.insert(
+                        SampleInput(shape: inputs[0].shape, type: .bool, layout: shapes[shapes.count - 1].layout), at: 0
+                    )
+                }
                 return ParityCase(op: op, label: "\(prefix)\(type)", inputs: inputs, reductionLength: 1, build: build)
             }
             var special = (0..<dataArity).map { index in
-                SampleInput(shape: dataArity == 1 ? [3, 11] : [11, 11], type: type, layout: index == 1 ? .transposed : .contiguous,
-                            values: .special(shift: 3 * index))
+                SampleInput(
+                    shape: dataArity == 1 ? [3, 11] : [11, 11], type: type,
+                    layout: index == 1 ? .transposed : .contiguous,
+                    values: .special(shift: 3 * index))
             }
-            if masked { special.insert(SampleInput(shape: special[0].shape, type: .bool, values: .special(shift: 1)), at: 0) }
-            cases.append(ParityCase(op: op, label: "\(prefix)\(type) special values", inputs: special, reductionLength: 1, build: build))
+            if masked {
+                special.insert(SampleInput(shape: special[0].shape, type: .bool, values: .special(shift: 1)), at: 0)
+            }
+            cases.append(
+                ParityCase(
+                    op: op, label: "\(prefix)\(type) special values", inputs: special, reductionLength: 1, build: build)
+            )
             return cases
         }
     }
@@ -116,31 +140,40 @@ extension OpKind {
             case .axes(let specialValues):
                 let ordinary = shapes.map { shape, layout, axes, keep in
                     let op = makeOp(axes, keep)
-                    return ParityCase(op: op, label: "\(type) axes \(axes)\(keep ? " keepRank" : "")",
-                                      inputs: [SampleInput(shape: shape, type: type, layout: layout)],
-                                      reductionLength: axes.reduce(1) { $0 * shape[$1] }, build: { Tensor.record(op, $0, at: nil) })
+                    return ParityCase(
+                        op: op, label: "\(type) axes \(axes)\(keep ? " keepRank" : "")",
+                        inputs: [SampleInput(shape: shape, type: type, layout: layout)],
+                        reductionLength: axes.reduce(1) { $0 * shape[$1] }, build: { Tensor.record(op, $0, at: nil) })
                 }
                 let special = (specialValues ? [1, 0] : []).map { axis in
                     let op = makeOp([axis], false)
-                    return ParityCase(op: op, label: "\(type) special values axis \(axis)",
-                                      inputs: [SampleInput(shape: [7, 5], type: type, values: .special(shift: axis))],
-                                      reductionLength: 7, build: { Tensor.record(op, $0, at: nil) })
+                    return ParityCase(
+                        op: op, label: "\(type) special values axis \(axis)",
+                        inputs: [SampleInput(shape: [7, 5], type: type, values: .special(shift: axis))],
+                        reductionLength: 7, build: { Tensor.record(op, $0, at: nil) })
                 }
                 return ordinary + special
             case .oneAxis:
                 let op = makeOp([1], false)
                 return shapes.filter { $0.2.count == 1 && $0.0[$0.2[0]] > 0 }.map { shape, layout, axes, keep in
                     let op = makeOp(axes, keep)
-                    return ParityCase(op: op, label: "\(type) axis \(axes[0])\(keep ? " keepRank" : "")",
-                                      inputs: [SampleInput(shape: shape, type: type, layout: layout)], reductionLength: 1,
-                                      build: { Tensor.record(op, $0, at: nil) })
-                } + [ParityCase(op: op, label: "\(type) special values", inputs: [SampleInput(shape: [7, 5], type: type, values: .special(shift: 2))],
-                                reductionLength: 1, build: { Tensor.record(op, $0, at: nil) })]
+                    return ParityCase(
+                        op: op, label: "\(type) axis \(axes[0])\(keep ? " keepRank" : "")",
+                        inputs: [SampleInput(shape: shape, type: type, layout: layout)], reductionLength: 1,
+                        build: { Tensor.record(op, $0, at: nil) })
+                } + [
+                    ParityCase(
+                        op: op, label: "\(type) special values",
+                        inputs: [SampleInput(shape: [7, 5], type: type, values: .special(shift: 2))],
+                        reductionLength: 1, build: { Tensor.record(op, $0, at: nil) })
+                ]
             case .scan:
                 return shapes.filter { $0.2.count == 1 }.map { shape, layout, axes, _ in
                     let op = makeOp(axes, false)
-                    return ParityCase(op: op, label: "\(type) axis \(axes[0])", inputs: [SampleInput(shape: shape, type: type, layout: layout)],
-                                      reductionLength: shape[axes[0]], build: { Tensor.record(op, $0, at: nil) })
+                    return ParityCase(
+                        op: op, label: "\(type) axis \(axes[0])",
+                        inputs: [SampleInput(shape: shape, type: type, layout: layout)],
+                        reductionLength: shape[axes[0]], build: { Tensor.record(op, $0, at: nil) })
                 }
             }
         }
@@ -150,7 +183,8 @@ extension OpKind {
     private static func unaryShapes(large: Bool) -> [[(shape: [Int], layout: SampleLayout)]] {
         var shapes: [[(shape: [Int], layout: SampleLayout)]] = [
             [([], .contiguous)], [([1], .contiguous)], [([0, 3], .contiguous)], [([3, 4], .contiguous)],
-            [([3, 4], .transposed)], [([4, 5], .reversed)], [([3, 5], .strided)], [([3, 4], .broadcast(from: [1, 4]))],
+            [([3, 4], .transposed)], [([4, 5], .reversed)], [([3, 5], .strided)],
+            [([3, 4], .broadcast(from: [1, 4]))],
         ]
         if large { shapes.append([([300, 1001], .contiguous)]) }
         return shapes
@@ -160,7 +194,8 @@ extension OpKind {
     private static func binaryShapes(large: Bool) -> [[(shape: [Int], layout: SampleLayout)]] {
         var pairs: [[(shape: [Int], layout: SampleLayout)]] = [
             [([], .contiguous), ([], .contiguous)], [([1], .contiguous), ([1], .contiguous)],
-            [([3, 4], .contiguous), ([3, 4], .contiguous)], [([3, 4], .transposed), ([3, 4], .broadcast(from: [1, 4]))],
+            [([3, 4], .contiguous), ([3, 4], .contiguous)],
+            [([3, 4], .transposed), ([3, 4], .broadcast(from: [1, 4]))],
             [([4, 5], .reversed), ([4, 5], .strided)], [([0, 3], .contiguous), ([0, 3], .contiguous)],
             [([2, 3], .broadcast(from: [])), ([2, 3], .contiguous)],
         ]
@@ -171,12 +206,17 @@ extension OpKind {
     /// Shapes, layouts, axes and keepRank flags for reductions.
     private static func reductionShapes(_ type: ScalarType) -> [([Int], SampleLayout, [Int], Bool)] {
         var samples: [([Int], SampleLayout, [Int], Bool)] = [
-            ([3, 4, 5], .contiguous, [0], false), ([3, 4, 5], .contiguous, [2], true), ([3, 4, 5], .contiguous, [0, 2], false),
-            ([3, 4, 5], .transposed, [1], false), ([3, 4, 5], .contiguous, [0, 1, 2], false), ([4, 6], .strided, [1], false),
+            ([3, 4, 5], .contiguous, [0], false), ([3, 4, 5], .contiguous, [2], true),
+            ([3, 4, 5], .contiguous, [0, 2], false),
+            ([3, 4, 5], .transposed, [1], false), ([3, 4, 5], .contiguous, [0, 1, 2], false),
+            ([4, 6], .strided, [1], false),
             ([1], .contiguous, [0], false), ([0, 4], .contiguous, [0], false), ([5, 3], .reversed, [0], true),
         ]
         if type != .float16 {
-            samples += [([256, 1100], .contiguous, [1], false), ([256, 1100], .contiguous, [0], false), ([64, 5000], .contiguous, [1], false)]
+            samples += [
+                ([256, 1100], .contiguous, [1], false), ([256, 1100], .contiguous, [0], false),
+                ([64, 5000], .contiguous, [1], false),
+            ]
         }
         return samples
     }
@@ -185,32 +225,58 @@ extension OpKind {
 extension ParityCase {
     /// Cases that exercise composite ops and fused elementwise regions.
     static var compositeCases: [ParityCase] {
-        func make(_ label: String, bound kind: OpKind, _ inputs: [SampleInput], k: Int = 1,
-                  _ build: @escaping @Sendable ([Tensor]) -> Tensor) -> ParityCase {
+        func make(
+            _ label: String, bound kind: OpKind, _ inputs: [SampleInput], k: Int = 1,
+            _ build: @escaping @Sendable ([Tensor]) -> Tensor
+        ) -> ParityCase {
             ParityCase(op: Op(kind), isComposite: true, label: label, inputs: inputs, reductionLength: k, build: build)
         }
-        let large = [SampleInput(shape: [512, 1031]), SampleInput(shape: [512, 1031], layout: .transposed),
-                     SampleInput(shape: [512, 1031], layout: .broadcast(from: [1031]))]
+        let large = [
+            SampleInput(shape: [512, 1031]), SampleInput(shape: [512, 1031], layout: .transposed),
+            SampleInput(shape: [512, 1031], layout: .broadcast(from: [1031])),
+        ]
         return [
-            make("fused chain relu(a*b + c) * 0.5 + tanh(a)", bound: .tanh, large) { x in (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh() },
-            make("fused chain small", bound: .tanh, [SampleInput(shape: [3, 4]), SampleInput(shape: [3, 4], layout: .reversed), SampleInput(shape: [4])]) { x in
+            make("fused chain relu(a*b + c) * 0.5 + tanh(a)", bound: .tanh, large) { x in
+                (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh()
+            },
+            make(
+                "fused chain small", bound: .tanh,
+                [SampleInput(shape: [3, 4]), SampleInput(shape: [3, 4], layout: .reversed), SampleInput(shape: [4])]
+            ) { x in
                 (x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh()
             },
             make("gelu exact", bound: .erf, [SampleInput(shape: [64, 257])]) { $0[0].gelu() },
-            make("gelu tanh after a product", bound: .tanh, [SampleInput(shape: [64, 257], layout: .transposed), SampleInput(shape: [257])]) {
+            make(
+                "gelu tanh after a product", bound: .tanh,
+                [SampleInput(shape: [64, 257], layout: .transposed), SampleInput(shape: [257])]
+            ) {
                 ($0[0] * $0[1]).gelu(approximation: .tanh) + 1
             },
-            make("silu of a sum", bound: .sigmoid, [SampleInput(shape: [33, 65]), SampleInput(shape: [65])]) { ($0[0] + $0[1]).silu() },
+            make("silu of a sum", bound: .sigmoid, [SampleInput(shape: [33, 65]), SampleInput(shape: [65])]) {
+                ($0[0] + $0[1]).silu()
+            },
             make("clamped and compared", bound: .minimum, [SampleInput(shape: [40, 50])]) { x in
                 x[0].clamped(to: -0.5...0.75).replacing(with: 9, where: x[0] .> 1)
             },
-            make("int chain", bound: .divide, [SampleInput(shape: [40, 50], type: .int32), SampleInput(shape: [50], type: .int32)]) { x in
+            make(
+                "int chain", bound: .divide,
+                [SampleInput(shape: [40, 50], type: .int32), SampleInput(shape: [50], type: .int32)]
+            ) { x in
                 (x[0] * x[1] - 3).abs().cast(to: Float.self) / 7
             },
-            make("variance after a product", bound: .mean, [SampleInput(shape: [30, 70])], k: 70) { ($0[0] * 2).variance(alongAxes: 1) },
-            make("layer norm with scale and bias", bound: .layerNorm, [SampleInput(shape: [64, 384]), SampleInput(shape: [384]), SampleInput(shape: [384])],
-                 k: 384) { x in x[0].layerNorm(alongAxis: -1, epsilon: 1e-12, scale: x[1], bias: x[2]) },
-            make("attention", bound: .matmul, [SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16])], k: 32) { x in
+            make("variance after a product", bound: .mean, [SampleInput(shape: [30, 70])], k: 70) {
+                ($0[0] * 2).variance(alongAxes: 1)
+            },
+            make(
+                "layer norm with scale and bias", bound: .layerNorm,
+                [SampleInput(shape: [64, 384]), SampleInput(shape: [384]), SampleInput(shape: [384])],
+                k: 384
+            ) { x in x[0].layerNorm(alongAxis: -1, epsilon: 1e-12, scale: x[1], bias: x[2]) },
+            make(
+                "attention", bound: .matmul,
+                [SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16]), SampleInput(shape: [4, 32, 16])],
+                k: 32
+            ) { x in
                 (x[0].matmul(x[1].transposed(permutation: 0, 2, 1)) / 4).softmax(alongAxis: -1).matmul(x[2])
             },
         ]
@@ -220,12 +286,13 @@ extension ParityCase {
 extension SampleInput {
     /// A tensor with this input's shape, type, values and layout.
     func make(seed: Int) -> Tensor {
-        let storageShape: [Int] = switch layout {
-        case .contiguous, .reversed: shape
-        case .transposed: shape.reversed()
-        case .broadcast(let from): from
-        case .strided: shape.isEmpty ? [] : shape.dropLast() + [shape[shape.count - 1] * 2]
-        }
+        let storageShape: [Int] =
+            switch layout {
+            case .contiguous, .reversed: shape
+            case .transposed: shape.reversed()
+            case .broadcast(let from): from
+            case .strided: shape.isEmpty ? [] : shape.dropLast() + [shape[shape.count - 1] * 2]
+            }
         let base = Self.data(storageShape, type, values, seed: seed)
         switch layout {
         case .contiguous: return base
@@ -258,7 +325,8 @@ extension SampleInput {
             case .indices(let bound): return (unit * Double(bound)).rounded(.down)
             case .special(let shift):
                 switch type {
-                case .float32, .float16: return SampleValues.specialValues[(n + shift) % SampleValues.specialValues.count]
+                case .float32, .float16:
+                    return SampleValues.specialValues[(n + shift) % SampleValues.specialValues.count]
                 case .int32: return [0, 1, -1, 2_147_483_647, -2_147_483_648, 7, -7][(n + shift) % 7]
                 case .bool: return (n + shift) % 2 == 0 ? 0 : 1
                 }

@@ -19,8 +19,10 @@ public struct Cost: Sendable, Hashable, Codable {
     public var lines: Double
 
     /// Creates a cost.
-    public init(flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0,
-                transferBytes: Double = 0, lines: Double = 0) {
+    public init(
+        flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0,
+        transferBytes: Double = 0, lines: Double = 0
+    ) {
         self.flops = flops
         self.bytesRead = bytesRead
         self.bytesWritten = bytesWritten
@@ -38,8 +40,10 @@ public struct Cost: Sendable, Hashable, Codable {
     /// The sum of two costs.
     public static func + (a: Cost, b: Cost) -> Cost {
         Cost(
-            flops: a.flops + b.flops, bytesRead: a.bytesRead + b.bytesRead, bytesWritten: a.bytesWritten + b.bytesWritten,
-            launches: a.launches + b.launches, transferBytes: a.transferBytes + b.transferBytes, lines: a.lines + b.lines)
+            flops: a.flops + b.flops, bytesRead: a.bytesRead + b.bytesRead,
+            bytesWritten: a.bytesWritten + b.bytesWritten,
+            launches: a.launches + b.launches, transferBytes: a.transferBytes + b.transferBytes,
+            lines: a.lines + b.lines)
     }
 
     /// Adds a cost in place.
@@ -92,11 +96,14 @@ enum CostRules {
     static let free: CostRule = { _, _, _ in .free }
 
     /// `flopsPerElement` per result element, every operand read once, one launch.
-    static func streaming(_ op: Op, _ inputs: [CostOperand], _ output: TensorSignature, flopsPerElement: Double,
-                          costClass: CostClass) -> OpCost {
+    static func streaming(
+        _ op: Op, _ inputs: [CostOperand], _ output: TensorSignature, flopsPerElement: Double,
+        costClass: CostClass
+    ) -> OpCost {
         let read = Double(inputs.reduce(0) { $0 + $1.signature.byteCount })
-        let cost = Cost(flops: flopsPerElement * Double(output.elementCount), bytesRead: read,
-                        bytesWritten: Double(output.byteCount), launches: 1)
+        let cost = Cost(
+            flops: flopsPerElement * Double(output.elementCount), bytesRead: read,
+            bytesWritten: Double(output.byteCount), launches: 1)
         return OpCost(cost: cost, costClass: costClass)
     }
 
@@ -157,8 +164,9 @@ enum CostRules {
         let written = Double(output.byteCount)
         let inner = inputs.first.map { $0.signature.shape.dropFirst(op.axis + 1).reduce(1, *) } ?? 1
         let runs = inner * output.scalarType.byteCount >= runBytes
-        return OpCost(cost: Cost(bytesRead: written + indexBytes, bytesWritten: written, launches: 1),
-                      costClass: runs ? .runMovement : .movement)
+        return OpCost(
+            cost: Cost(bytesRead: written + indexBytes, bytesWritten: written, launches: 1),
+            costClass: runs ? .runMovement : .movement)
     }
 
     /// The number of lines along `axis`: elements / extent (zero when the axis is empty).

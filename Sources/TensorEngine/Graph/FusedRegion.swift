@@ -50,8 +50,9 @@ package struct FusedRegion: Sendable, Hashable {
 
     /// A region of one elementwise op over operands of the given types.
     package init(single op: Op, inputTypes: [ScalarType], outputType: ScalarType) {
-        self.init(inputTypes: inputTypes, instructions: [Instruction(op: op, operands: Array(inputTypes.indices))],
-                  instructionTypes: [outputType])
+        self.init(
+            inputTypes: inputTypes, instructions: [Instruction(op: op, operands: Array(inputTypes.indices))],
+            instructionTypes: [outputType])
     }
 
     package init(inputTypes: [ScalarType], instructions: [Instruction], instructionTypes: [ScalarType]) {

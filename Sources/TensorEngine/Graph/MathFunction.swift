@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The mathematical functions elementwise ops are written with: the functions C99's `<math.h>` and

@@ -79,9 +79,13 @@ extension Op {
     static let contiguous = Op(.contiguous)
 
     static func cast(_ type: ScalarType) -> Op { Op(.cast, .scalarType(type)) }
-    static func reduction(_ kind: OpKind, axes: [Int], keepRank: Bool) -> Op { Op(kind, .axes(axes, keepRank: keepRank)) }
+    static func reduction(_ kind: OpKind, axes: [Int], keepRank: Bool) -> Op {
+        Op(kind, .axes(axes, keepRank: keepRank))
+    }
     static func alongAxis(_ kind: OpKind, _ axis: Int) -> Op { Op(kind, .axis(axis)) }
-    static func layerNorm(axis: Int, epsilon: Float) -> Op { Op(.layerNorm, .normalization(axis: axis, epsilon: epsilon)) }
+    static func layerNorm(axis: Int, epsilon: Float) -> Op {
+        Op(.layerNorm, .normalization(axis: axis, epsilon: epsilon))
+    }
     static func topK(k: Int, output: TopKOutput) -> Op { Op(.topK, .topK(k: k, output: output)) }
     static func reshape(_ shape: [Int]) -> Op { Op(.reshape, .shape(shape)) }
     static func broadcast(_ shape: [Int]) -> Op { Op(.broadcast, .shape(shape)) }

@@ -20,8 +20,10 @@ package final class OpDescriptor: Sendable {
     /// How the parity suite samples the op.
     package let samples: SampleSpec
 
-    init(name: String, category: OpCategory, arity: Arity, operandTypes: OperandTypes, shape: @escaping ShapeRule,
-         cost: @escaping CostRule, tolerance: ToleranceRule, semantics: OpSemantics, samples: SampleSpec) {
+    init(
+        name: String, category: OpCategory, arity: Arity, operandTypes: OperandTypes, shape: @escaping ShapeRule,
+        cost: @escaping CostRule, tolerance: ToleranceRule, semantics: OpSemantics, samples: SampleSpec
+    ) {
         self.name = name
         self.category = category
         self.arity = arity

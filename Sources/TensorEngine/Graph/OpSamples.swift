@@ -88,7 +88,9 @@ package struct SampleInput: Sendable, Hashable, CustomStringConvertible {
     package var layout: SampleLayout = .contiguous
     package var values: SampleValues = .mixed
 
-    package init(shape: [Int], type: ScalarType = .float32, layout: SampleLayout = .contiguous, values: SampleValues = .mixed) {
+    package init(
+        shape: [Int], type: ScalarType = .float32, layout: SampleLayout = .contiguous, values: SampleValues = .mixed
+    ) {
         self.shape = shape
         self.type = type
         self.layout = layout

@@ -6,8 +6,10 @@ enum Samples {
         ParitySample(label: label, inputs: inputs, apply: .op(op), reductionLength: k)
     }
 
-    private static func frontEnd(_ label: String, _ inputs: [SampleInput],
-                                 _ build: @escaping @Sendable ([Tensor]) -> Tensor) -> ParitySample {
+    private static func frontEnd(
+        _ label: String, _ inputs: [SampleInput],
+        _ build: @escaping @Sendable ([Tensor]) -> Tensor
+    ) -> ParitySample {
         ParitySample(label: label, inputs: inputs, apply: .frontEnd(build))
     }
 
@@ -24,7 +26,8 @@ enum Samples {
         let pairs: [([Int], SampleLayout, [Int], SampleLayout)] = [
             ([2, 3], .contiguous, [3, 4], .contiguous), ([5, 7], .transposed, [7, 6], .contiguous),
             ([5, 7], .contiguous, [7, 6], .transposed), ([4, 8], .transposed, [8, 3], .transposed),
-            ([2, 3, 4], .contiguous, [2, 4, 5], .contiguous), ([3, 4, 6], .contiguous, [3, 6, 5], .broadcast(from: [6, 5])),
+            ([2, 3, 4], .contiguous, [2, 4, 5], .contiguous),
+            ([3, 4, 6], .contiguous, [3, 6, 5], .broadcast(from: [6, 5])),
             ([1, 64], .contiguous, [64, 50], .contiguous), ([40, 64], .contiguous, [64, 1], .contiguous),
             ([1, 1], .contiguous, [1, 1], .contiguous), ([3, 0], .contiguous, [0, 4], .contiguous),
             ([0, 5], .contiguous, [5, 3], .contiguous), ([4, 6], .strided, [6, 5], .reversed),
@@ -32,17 +35,25 @@ enum Samples {
         ]
         return [ScalarType.float32, .float16].flatMap { type in
             pairs.filter { type == .float32 || $0.0.reduce(1, *) < 1000 }.map { a, la, b, lb in
-                sample("\(type)", [SampleInput(shape: a, type: type, layout: la), SampleInput(shape: b, type: type, layout: lb)],
-                       .matmul, k: a.last ?? 1)
+                sample(
+                    "\(type)",
+                    [SampleInput(shape: a, type: type, layout: la), SampleInput(shape: b, type: type, layout: lb)],
+                    .matmul, k: a.last ?? 1)
             }
         }
     }()
 
     static let reshape: [ParitySample] = [
         frontEnd("contiguous", [SampleInput(shape: [3, 4])]) { $0[0].reshaped(to: [2, 6]) },
-        frontEnd("transposed, copied first", [SampleInput(shape: [3, 4], layout: .transposed)]) { $0[0].reshaped(to: [12]) },
-        frontEnd("squeeze of a broadcast", [SampleInput(shape: [1, 4, 1], layout: .broadcast(from: [4, 1]))]) { $0[0].reshaped(to: [4]) },
-        frontEnd("int32 strided", [SampleInput(shape: [2, 3], type: .int32, layout: .strided)]) { $0[0].reshaped(to: [3, 2]) },
+        frontEnd("transposed, copied first", [SampleInput(shape: [3, 4], layout: .transposed)]) {
+            $0[0].reshaped(to: [12])
+        },
+        frontEnd("squeeze of a broadcast", [SampleInput(shape: [1, 4, 1], layout: .broadcast(from: [4, 1]))]) {
+            $0[0].reshaped(to: [4])
+        },
+        frontEnd("int32 strided", [SampleInput(shape: [2, 3], type: .int32, layout: .strided)]) {
+            $0[0].reshaped(to: [3, 2])
+        },
     ]
 
     static let permute: [ParitySample] = [
@@ -56,17 +67,20 @@ enum Samples {
     ]
 
     static let slice: [ParitySample] = [
-        sample("stepped", [SampleInput(shape: [6, 7])],
-               .slice([SliceDimension(start: 1, count: 3, step: 2), SliceDimension(start: 6, count: 4, step: -2)])),
-        sample("empty", [SampleInput(shape: [4, 3], type: .int32)],
-               .slice([SliceDimension(start: 0, count: 0, step: 1), SliceDimension(start: 0, count: 3, step: 1)])),
+        sample(
+            "stepped", [SampleInput(shape: [6, 7])],
+            .slice([SliceDimension(start: 1, count: 3, step: 2), SliceDimension(start: 6, count: 4, step: -2)])),
+        sample(
+            "empty", [SampleInput(shape: [4, 3], type: .int32)],
+            .slice([SliceDimension(start: 0, count: 0, step: 1), SliceDimension(start: 0, count: 3, step: 1)])),
     ]
 
-    static let contiguous: [ParitySample] = ScalarType.allCases.flatMap { type in
-        [SampleLayout.transposed, .reversed, .strided, .broadcast(from: [1, 5])].map { layout in
-            sample("\(type)", [SampleInput(shape: [4, 5], type: type, layout: layout)], .contiguous)
-        }
-    } + [sample("large transposed", [SampleInput(shape: [700, 900], layout: .transposed)], .contiguous)]
+    static let contiguous: [ParitySample] =
+        ScalarType.allCases.flatMap { type in
+            [SampleLayout.transposed, .reversed, .strided, .broadcast(from: [1, 5])].map { layout in
+                sample("\(type)", [SampleInput(shape: [4, 5], type: type, layout: layout)], .contiguous)
+            }
+        } + [sample("large transposed", [SampleInput(shape: [700, 900], layout: .transposed)], .contiguous)]
 
     static let pad: [ParitySample] = {
         let padding = [Padding(before: 1, after: 2), Padding(before: 0, after: 3)]
@@ -76,26 +90,61 @@ enum Samples {
     }()
 
     static let concat: [ParitySample] = [
-        sample("axis 0", [SampleInput(shape: [2, 3]), SampleInput(shape: [4, 3], layout: .transposed)], .alongAxis(.concat, 0)),
-        sample("axis 1 with empty part", [SampleInput(shape: [2, 3]), SampleInput(shape: [2, 0]), SampleInput(shape: [2, 2], layout: .reversed)],
-               .alongAxis(.concat, 1)),
-        sample("int32 axis 1", [SampleInput(shape: [3, 2, 2], type: .int32), SampleInput(shape: [3, 1, 2], type: .int32, layout: .strided)],
-               .alongAxis(.concat, 1)),
+        sample(
+            "axis 0", [SampleInput(shape: [2, 3]), SampleInput(shape: [4, 3], layout: .transposed)],
+            .alongAxis(.concat, 0)),
+        sample(
+            "axis 1 with empty part",
+            [SampleInput(shape: [2, 3]), SampleInput(shape: [2, 0]), SampleInput(shape: [2, 2], layout: .reversed)],
+            .alongAxis(.concat, 1)),
+        sample(
+            "int32 axis 1",
+            [
+                SampleInput(shape: [3, 2, 2], type: .int32),
+                SampleInput(shape: [3, 1, 2], type: .int32, layout: .strided),
+            ],
+            .alongAxis(.concat, 1)),
         sample("bool single", [SampleInput(shape: [5], type: .bool)], .alongAxis(.concat, 0)),
-        sample("float16 axis 0", [SampleInput(shape: [1, 3], type: .float16), SampleInput(shape: [2, 3], type: .float16)], .alongAxis(.concat, 0)),
+        sample(
+            "float16 axis 0",
+            [SampleInput(shape: [1, 3], type: .float16), SampleInput(shape: [2, 3], type: .float16)],
+            .alongAxis(.concat, 0)),
         sample("large", [SampleInput(shape: [300, 500]), SampleInput(shape: [300, 700])], .alongAxis(.concat, 1)),
     ]
 
     static let gather: [ParitySample] = [
-        sample("rows", [SampleInput(shape: [5, 4]), SampleInput(shape: [3], type: .int32, values: .indices(below: 5))], .alongAxis(.gather, 0)),
-        sample("columns by a matrix", [SampleInput(shape: [3, 6], layout: .transposed), SampleInput(shape: [2, 2], type: .int32, values: .indices(below: 6))],
-               .alongAxis(.gather, 1)),
-        sample("int32 values", [SampleInput(shape: [4, 3, 2], type: .int32), SampleInput(shape: [5], type: .int32, values: .indices(below: 3))],
-               .alongAxis(.gather, 1)),
-        sample("bool values", [SampleInput(shape: [4, 2], type: .bool), SampleInput(shape: [3], type: .int32, values: .indices(below: 4))],
-               .alongAxis(.gather, 0)),
-        sample("no indices", [SampleInput(shape: [4, 3]), SampleInput(shape: [0], type: .int32)], .alongAxis(.gather, 0)),
-        sample("embedding lookup", [SampleInput(shape: [1000, 384]), SampleInput(shape: [2, 128], type: .int32, values: .indices(below: 1000))],
-               .alongAxis(.gather, 0)),
+        sample(
+            "rows", [SampleInput(shape: [5, 4]), SampleInput(shape: [3], type: .int32, values: .indices(below: 5))],
+            .alongAxis(.gather, 0)),
+        sample(
+            "columns by a matrix",
+            [
+                SampleInput(shape: [3, 6], layout: .transposed),
+                SampleInput(shape: [2, 2], type: .int32, values: .indices(below: 6)),
+            ],
+            .alongAxis(.gather, 1)),
+        sample(
+            "int32 values",
+            [
+                SampleInput(shape: [4, 3, 2], type: .int32),
+                SampleInput(shape: [5], type: .int32, values: .indices(below: 3)),
+            ],
+            .alongAxis(.gather, 1)),
+        sample(
+            "bool values",
+            [
+                SampleInput(shape: [4, 2], type: .bool),
+                SampleInput(shape: [3], type: .int32, values: .indices(below: 4)),
+            ],
+            .alongAxis(.gather, 0)),
+        sample(
+            "no indices", [SampleInput(shape: [4, 3]), SampleInput(shape: [0], type: .int32)], .alongAxis(.gather, 0)),
+        sample(
+            "embedding lookup",
+            [
+                SampleInput(shape: [1000, 384]),
+                SampleInput(shape: [2, 128], type: .int32, values: .indices(below: 1000)),
+            ],
+            .alongAxis(.gather, 0)),
     ]
 }

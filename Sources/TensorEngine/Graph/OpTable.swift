@@ -37,9 +37,10 @@ extension OpKind {
     var row: OpDescriptor {
         switch self {
         case .constant:
-            return OpDescriptor(name: caseName, category: .source, arity: .exactly(0), operandTypes: .uniform(.all),
-                                shape: ShapeRules.constant, cost: CostRules.free, tolerance: .exact, semantics: .source,
-                                samples: .none)
+            return OpDescriptor(
+                name: caseName, category: .source, arity: .exactly(0), operandTypes: .uniform(.all),
+                shape: ShapeRules.constant, cost: CostRules.free, tolerance: .exact, semantics: .source,
+                samples: .none)
         case .negate: return unary(.numeric) { -$0 }
         case .abs: return unary(.numeric) { .absolute($0) }
         case .sign: return unary(.numeric) { x in .select(x > 0, .literal(1), .select(x < 0, .literal(-1), x)) }
@@ -65,7 +66,7 @@ extension OpKind {
                 case .tanh:
                     // 0.5·x·(1 + tanh(z)) as x·sigmoid(2z), z = √(2/π)·(x + 0.044715·x³): the same
                     // function without the cancellation of 1 + tanh(z) where z is very negative.
-                    x[0] * .apply(Op(.sigmoid), [(x[0] + (x[0] * x[0] * x[0]) * 0.044715) * (8 / Double.pi).squareRoot()])
+                    x[0] * .apply(Op(.sigmoid), [(x[0] + x[0] * x[0] * x[0] * 0.044715) * (8 / Double.pi).squareRoot()])
                 }
             }
         case .silu: return unary(.floats) { $0 * .apply(Op(.sigmoid), [$0]) }
@@ -89,8 +90,10 @@ extension OpKind {
         case .select:
             return elementwise(.exactly(3), .masked(.all), variants: [.none]) { _, x in .select(x[0], x[1], x[2]) }
         case .cast:
-            return elementwise(.exactly(1), .uniform(.all), result: .castTarget,
-                               variants: ScalarType.allCases.map(OpAttributes.scalarType)) { _, x in x[0] }
+            return elementwise(
+                .exactly(1), .uniform(.all), result: .castTarget,
+                variants: ScalarType.allCases.map(OpAttributes.scalarType)
+            ) { _, x in x[0] }
         case .sum: return reduction(.numeric, .sum, .combined, .axes(specialValues: true))
         case .max: return reduction(.numeric, .maximum, .combined, .axes(specialValues: true))
         case .min: return reduction(.numeric, .minimum, .combined, .axes(specialValues: true))
@@ -99,28 +102,35 @@ extension OpKind {
         case .argmax: return reduction(.numeric, .maximum, .index, .oneAxis)
         case .argmin: return reduction(.numeric, .minimum, .index, .oneAxis)
         case .variance:
-            return OpDescriptor(name: caseName, category: .reduction, arity: .exactly(1), operandTypes: .uniform(.floats),
-                                shape: ShapeRules.reduction, cost: CostRules.reduction(flopsPerElement: 4), tolerance: .accumulating,
-                                semantics: .composite(Decomposition(build: Decompositions.variance)),
-                                samples: .reduction(.axes(specialValues: true)) { .reduction(self, axes: $0, keepRank: $1) })
+            return OpDescriptor(
+                name: caseName, category: .reduction, arity: .exactly(1), operandTypes: .uniform(.floats),
+                shape: ShapeRules.reduction, cost: CostRules.reduction(flopsPerElement: 4), tolerance: .accumulating,
+                semantics: .composite(Decomposition(build: Decompositions.variance)),
+                samples: .reduction(.axes(specialValues: true)) { .reduction(self, axes: $0, keepRank: $1) })
         case .cumulativeSum:
-            return OpDescriptor(name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.numeric),
-                                shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: 1), tolerance: .accumulating,
-                                semantics: .primitive, samples: .reduction(.scan) { axes, _ in .alongAxis(self, axes[0]) })
+            return OpDescriptor(
+                name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.numeric),
+                shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: 1), tolerance: .accumulating,
+                semantics: .primitive, samples: .reduction(.scan) { axes, _ in .alongAxis(self, axes[0]) })
         case .topK:
-            return OpDescriptor(name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.numeric),
-                                shape: ShapeRules.topK, cost: CostRules.topK, tolerance: .exact, semantics: .primitive,
-                                samples: .cases(Samples.topK))
+            return OpDescriptor(
+                name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.numeric),
+                shape: ShapeRules.topK, cost: CostRules.topK, tolerance: .exact, semantics: .primitive,
+                samples: .cases(Samples.topK))
         case .softmax: return normalization(Decompositions.softmax) { .alongAxis(self, $0) }
         case .logSoftmax: return normalization(Decompositions.logSoftmax) { .alongAxis(self, $0) }
         case .layerNorm: return normalization(Decompositions.layerNorm) { .layerNorm(axis: $0, epsilon: 1e-5) }
         case .matmul:
-            return OpDescriptor(name: caseName, category: .matmul, arity: .exactly(2), operandTypes: .uniform(.floats),
-                                shape: ShapeRules.matmul, cost: CostRules.matmul, tolerance: .accumulating, semantics: .primitive,
-                                samples: .cases(Samples.matmul))
-        case .reshape: return view(ShapeRules.reshape, Samples.reshape) { op, layout in layout.reshaped(op.targetShape) }
-        case .permute: return view(ShapeRules.permute, Samples.permute) { op, layout in layout.permuted(op.permutation) }
-        case .broadcast: return view(ShapeRules.broadcast, Samples.broadcast) { op, layout in layout.broadcast(to: op.targetShape) }
+            return OpDescriptor(
+                name: caseName, category: .matmul, arity: .exactly(2), operandTypes: .uniform(.floats),
+                shape: ShapeRules.matmul, cost: CostRules.matmul, tolerance: .accumulating, semantics: .primitive,
+                samples: .cases(Samples.matmul))
+        case .reshape:
+            return view(ShapeRules.reshape, Samples.reshape) { op, layout in layout.reshaped(op.targetShape) }
+        case .permute:
+            return view(ShapeRules.permute, Samples.permute) { op, layout in layout.permuted(op.permutation) }
+        case .broadcast:
+            return view(ShapeRules.broadcast, Samples.broadcast) { op, layout in layout.broadcast(to: op.targetShape) }
         case .slice: return view(ShapeRules.slice, Samples.slice) { op, layout in layout.sliced(op.sliceDimensions) }
         case .contiguous:
             return movement(.exactly(1), ShapeRules.sameAsOperand, Samples.contiguous) { _, inputs, _ in
@@ -132,9 +142,10 @@ extension OpKind {
                 output.shape.dropFirst(op.axis + 1).reduce(1, *)
             }
         case .gather:
-            return OpDescriptor(name: caseName, category: .dataMovement, arity: .exactly(2), operandTypes: .first(.all),
-                                shape: ShapeRules.gather, cost: CostRules.gather, tolerance: .exact, semantics: .primitive,
-                                samples: .cases(Samples.gather))
+            return OpDescriptor(
+                name: caseName, category: .dataMovement, arity: .exactly(2), operandTypes: .first(.all),
+                shape: ShapeRules.gather, cost: CostRules.gather, tolerance: .exact, semantics: .primitive,
+                samples: .cases(Samples.gather))
         }
     }
 
@@ -147,18 +158,23 @@ extension OpKind {
     ) -> OpDescriptor {
         let operands = (0..<arity.sampleCount).map(ScalarExpression.operand)
         let definition = ElementwiseDefinition(result: result) { op in expression(op, operands) }
-        return OpDescriptor(name: caseName, category: .elementwise, arity: arity, operandTypes: types,
-                            shape: ShapeRules.elementwise(result), cost: CostRules.elementwise, tolerance: .fromExpression,
-                            semantics: .elementwise(definition), samples: .elementwise(variants: variants))
+        return OpDescriptor(
+            name: caseName, category: .elementwise, arity: arity, operandTypes: types,
+            shape: ShapeRules.elementwise(result), cost: CostRules.elementwise, tolerance: .fromExpression,
+            semantics: .elementwise(definition), samples: .elementwise(variants: variants))
     }
 
-    private func unary(_ types: ScalarTypeSet, result: ElementwiseResult = .operandType,
-                       _ expression: @escaping @Sendable (ScalarExpression) -> ScalarExpression) -> OpDescriptor {
+    private func unary(
+        _ types: ScalarTypeSet, result: ElementwiseResult = .operandType,
+        _ expression: @escaping @Sendable (ScalarExpression) -> ScalarExpression
+    ) -> OpDescriptor {
         elementwise(.exactly(1), .uniform(types), result: result, variants: [.none]) { _, x in expression(x[0]) }
     }
 
-    private func binary(_ types: ScalarTypeSet, result: ElementwiseResult = .operandType,
-                        _ expression: @escaping @Sendable (ScalarExpression, ScalarExpression) -> ScalarExpression) -> OpDescriptor {
+    private func binary(
+        _ types: ScalarTypeSet, result: ElementwiseResult = .operandType,
+        _ expression: @escaping @Sendable (ScalarExpression, ScalarExpression) -> ScalarExpression
+    ) -> OpDescriptor {
         elementwise(.exactly(2), .uniform(types), result: result, variants: [.none]) { _, x in expression(x[0], x[1]) }
     }
 
@@ -166,33 +182,46 @@ extension OpKind {
         binary(types, result: .bool) { .compare(comparison, $0, $1) }
     }
 
-    private func reduction(_ types: ScalarTypeSet, _ monoid: ReductionMonoid, _ result: ReductionResult,
-                           _ samples: ReductionSamples) -> OpDescriptor {
-        OpDescriptor(name: caseName, category: .reduction, arity: .exactly(1), operandTypes: .uniform(types),
-                     shape: result == .index ? ShapeRules.argReduction : ShapeRules.reduction,
-                     cost: CostRules.reduction(flopsPerElement: 1), tolerance: result == .index ? .exact : .accumulating,
-                     semantics: .reduction(ReductionDefinition(monoid: monoid, result: result)),
-                     samples: .reduction(samples) { .reduction(self, axes: $0, keepRank: $1) })
+    private func reduction(
+        _ types: ScalarTypeSet, _ monoid: ReductionMonoid, _ result: ReductionResult,
+        _ samples: ReductionSamples
+    ) -> OpDescriptor {
+        OpDescriptor(
+            name: caseName, category: .reduction, arity: .exactly(1), operandTypes: .uniform(types),
+            shape: result == .index ? ShapeRules.argReduction : ShapeRules.reduction,
+            cost: CostRules.reduction(flopsPerElement: 1), tolerance: result == .index ? .exact : .accumulating,
+            semantics: .reduction(ReductionDefinition(monoid: monoid, result: result)),
+            samples: .reduction(samples) { .reduction(self, axes: $0, keepRank: $1) })
     }
 
-    private func normalization(_ decomposition: @escaping @Sendable (Op, [Tensor]) -> Tensor,
-                               sample: @escaping @Sendable (Int) -> Op) -> OpDescriptor {
-        OpDescriptor(name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.floats),
-                     shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: self == .layerNorm ? 8 : 14),
-                     tolerance: .normalizing, semantics: .composite(Decomposition(build: decomposition)), samples: .lines(sample))
+    private func normalization(
+        _ decomposition: @escaping @Sendable (Op, [Tensor]) -> Tensor,
+        sample: @escaping @Sendable (Int) -> Op
+    ) -> OpDescriptor {
+        OpDescriptor(
+            name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.floats),
+            shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: self == .layerNorm ? 8 : 14),
+            tolerance: .normalizing, semantics: .composite(Decomposition(build: decomposition)), samples: .lines(sample)
+        )
     }
 
-    private func view(_ shape: @escaping ShapeRule, _ samples: [ParitySample],
-                      _ layout: @escaping @Sendable (Op, Layout) -> Layout?) -> OpDescriptor {
-        OpDescriptor(name: caseName, category: .view, arity: .exactly(1), operandTypes: .uniform(.all), shape: shape,
-                     cost: CostRules.free, tolerance: .exact, semantics: .view(layout), samples: .cases(samples))
+    private func view(
+        _ shape: @escaping ShapeRule, _ samples: [ParitySample],
+        _ layout: @escaping @Sendable (Op, Layout) -> Layout?
+    ) -> OpDescriptor {
+        OpDescriptor(
+            name: caseName, category: .view, arity: .exactly(1), operandTypes: .uniform(.all), shape: shape,
+            cost: CostRules.free, tolerance: .exact, semantics: .view(layout), samples: .cases(samples))
     }
 
-    private func movement(_ arity: Arity, _ shape: @escaping ShapeRule, _ samples: [ParitySample],
-                          runLength: @escaping @Sendable (Op, [CostOperand], TensorSignature) -> Int?) -> OpDescriptor {
-        OpDescriptor(name: caseName, category: .dataMovement, arity: arity, operandTypes: .uniform(.all), shape: shape,
-                     cost: CostRules.movement(runLength: runLength), tolerance: .exact, semantics: .primitive,
-                     samples: .cases(samples))
+    private func movement(
+        _ arity: Arity, _ shape: @escaping ShapeRule, _ samples: [ParitySample],
+        runLength: @escaping @Sendable (Op, [CostOperand], TensorSignature) -> Int?
+    ) -> OpDescriptor {
+        OpDescriptor(
+            name: caseName, category: .dataMovement, arity: arity, operandTypes: .uniform(.all), shape: shape,
+            cost: CostRules.movement(runLength: runLength), tolerance: .exact, semantics: .primitive,
+            samples: .cases(samples))
     }
 }
 
@@ -200,15 +229,27 @@ extension OpKind {
 // module sees them): `x * 0.5`, `1 / x`, `x > 0`.
 extension ScalarExpression {
     fileprivate static func + (a: ScalarExpression, b: ScalarExpression) -> ScalarExpression { .arithmetic(.add, a, b) }
-    fileprivate static func - (a: ScalarExpression, b: ScalarExpression) -> ScalarExpression { .arithmetic(.subtract, a, b) }
-    fileprivate static func * (a: ScalarExpression, b: ScalarExpression) -> ScalarExpression { .arithmetic(.multiply, a, b) }
+    fileprivate static func - (a: ScalarExpression, b: ScalarExpression) -> ScalarExpression {
+        .arithmetic(.subtract, a, b)
+    }
+    fileprivate static func * (a: ScalarExpression, b: ScalarExpression) -> ScalarExpression {
+        .arithmetic(.multiply, a, b)
+    }
     fileprivate static func + (a: ScalarExpression, b: Double) -> ScalarExpression { .arithmetic(.add, a, .literal(b)) }
     fileprivate static func + (a: Double, b: ScalarExpression) -> ScalarExpression { .arithmetic(.add, .literal(a), b) }
-    fileprivate static func * (a: ScalarExpression, b: Double) -> ScalarExpression { .arithmetic(.multiply, a, .literal(b)) }
-    fileprivate static func / (a: Double, b: ScalarExpression) -> ScalarExpression { .arithmetic(.divide, .literal(a), b) }
+    fileprivate static func * (a: ScalarExpression, b: Double) -> ScalarExpression {
+        .arithmetic(.multiply, a, .literal(b))
+    }
+    fileprivate static func / (a: Double, b: ScalarExpression) -> ScalarExpression {
+        .arithmetic(.divide, .literal(a), b)
+    }
     fileprivate static prefix func - (x: ScalarExpression) -> ScalarExpression { .negate(x) }
-    fileprivate static func > (a: ScalarExpression, b: Double) -> ScalarExpression { .compare(.greater, a, .literal(b)) }
+    fileprivate static func > (a: ScalarExpression, b: Double) -> ScalarExpression {
+        .compare(.greater, a, .literal(b))
+    }
     fileprivate static func < (a: ScalarExpression, b: Double) -> ScalarExpression { .compare(.less, a, .literal(b)) }
-    fileprivate static func != (a: ScalarExpression, b: Double) -> ScalarExpression { .compare(.notEqual, a, .literal(b)) }
+    fileprivate static func != (a: ScalarExpression, b: Double) -> ScalarExpression {
+        .compare(.notEqual, a, .literal(b))
+    }
 
 }

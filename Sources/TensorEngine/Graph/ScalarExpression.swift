@@ -164,8 +164,10 @@ extension ScalarExpression {
         case .negate(let x): .negate(x.substituting(arguments))
         case .absolute(let x): .absolute(x.substituting(arguments))
         case .arithmetic(let op, let a, let b): .arithmetic(op, a.substituting(arguments), b.substituting(arguments))
-        case .compare(let comparison, let a, let b): .compare(comparison, a.substituting(arguments), b.substituting(arguments))
-        case .select(let c, let a, let b): .select(c.substituting(arguments), a.substituting(arguments), b.substituting(arguments))
+        case .compare(let comparison, let a, let b):
+            .compare(comparison, a.substituting(arguments), b.substituting(arguments))
+        case .select(let c, let a, let b):
+            .select(c.substituting(arguments), a.substituting(arguments), b.substituting(arguments))
         case .math(let function, let inner): .math(function, inner.map { $0.substituting(arguments) })
         case .apply(let op, let inner): .apply(op, inner.map { $0.substituting(arguments) })
         }

@@ -44,7 +44,8 @@ extension Op {
         case .uniform(let accepted):
             guard let first = inputs.first else { return }
             for input in inputs.dropFirst() where input.scalarType != first.scalarType {
-                throw RuleViolation(.scalarTypeMismatch, "scalar types \(first.scalarType) and \(input.scalarType) differ")
+                throw RuleViolation(
+                    .scalarTypeMismatch, "scalar types \(first.scalarType) and \(input.scalarType) differ")
             }
             try require(first.scalarType, in: accepted)
         case .first(let accepted):
@@ -108,11 +109,12 @@ enum ShapeRules {
                 let shapes = inputs.map { describe($0.shape) }
                 throw RuleViolation(.shapeMismatch, "shapes \(shapes.joined(separator: " and ")) differ")
             }
-            let type: ScalarType = switch result {
-            case .operandType: last.scalarType
-            case .bool: .bool
-            case .castTarget: op.castType
-            }
+            let type: ScalarType =
+                switch result {
+                case .operandType: last.scalarType
+                case .bool: .bool
+                case .castTarget: op.castType
+                }
             return TensorSignature(shape: last.shape, scalarType: type)
         }
     }
@@ -121,7 +123,8 @@ enum ShapeRules {
     static let reduction: ShapeRule = { op, inputs throws(RuleViolation) in
         let x = inputs[0]
         try Op.requireAxes(op.axes, rank: x.shape.count)
-        return TensorSignature(shape: Op.reducedShape(x.shape, axes: op.axes, keepRank: op.keepRank), scalarType: x.scalarType)
+        return TensorSignature(
+            shape: Op.reducedShape(x.shape, axes: op.axes, keepRank: op.keepRank), scalarType: x.scalarType)
     }
 
     /// The index of an extreme along one non-empty axis, as `Int32`.
@@ -131,7 +134,8 @@ enum ShapeRules {
         guard op.axes.count == 1, x.shape[op.axis] > 0 else {
             throw RuleViolation(.invalidArgument, "cannot take the index of an extreme of an empty axis \(op.axis)")
         }
-        return TensorSignature(shape: Op.reducedShape(x.shape, axes: op.axes, keepRank: op.keepRank), scalarType: .int32)
+        return TensorSignature(
+            shape: Op.reducedShape(x.shape, axes: op.axes, keepRank: op.keepRank), scalarType: .int32)
     }
 
     /// Work along one axis that keeps the operand's signature.
@@ -148,7 +152,8 @@ enum ShapeRules {
         guard (0...last).contains(op.k) else {
             throw RuleViolation(.invalidArgument, "k = \(op.k) is outside 0...\(last) for the last axis")
         }
-        return TensorSignature(shape: Array(x.shape.dropLast()) + [op.k], scalarType: op.topKOutput == .values ? x.scalarType : .int32)
+        return TensorSignature(
+            shape: Array(x.shape.dropLast()) + [op.k], scalarType: op.topKOutput == .values ? x.scalarType : .int32)
     }
 
     /// `[..., m, k] · [..., k, n]` with identical batch dimensions (the front end broadcasts them).
@@ -157,7 +162,8 @@ enum ShapeRules {
         guard a.shape.count >= 2, a.shape.count == b.shape.count,
             a.shape.dropLast(2) == b.shape.dropLast(2), a.shape[a.shape.count - 1] == b.shape[b.shape.count - 2]
         else {
-            throw RuleViolation(.shapeMismatch, "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be multiplied")
+            throw RuleViolation(
+                .shapeMismatch, "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be multiplied")
         }
         return TensorSignature(shape: a.shape.dropLast() + [b.shape[b.shape.count - 1]], scalarType: a.scalarType)
     }
@@ -168,7 +174,9 @@ enum ShapeRules {
         let x = inputs[0]
         let shape = op.targetShape
         guard let count = Shape.elementCount(shape), count == x.elementCount else {
-            throw RuleViolation(.invalidReshape, "cannot reshape \(describe(x.shape)) (\(x.elementCount) elements) to \(describe(shape))")
+            throw RuleViolation(
+                .invalidReshape,
+                "cannot reshape \(describe(x.shape)) (\(x.elementCount) elements) to \(describe(shape))")
         }
         return TensorSignature(shape: shape, scalarType: x.scalarType)
     }
@@ -176,7 +184,8 @@ enum ShapeRules {
     static let permute: ShapeRule = { op, inputs throws(RuleViolation) in
         let x = inputs[0]
         guard op.permutation.sorted() == Array(0..<x.shape.count) else {
-            throw RuleViolation(.invalidArgument, "\(op.permutation) is not a permutation of the axes of \(describe(x.shape))")
+            throw RuleViolation(
+                .invalidArgument, "\(op.permutation) is not a permutation of the axes of \(describe(x.shape))")
         }
         return TensorSignature(shape: op.permutation.map { x.shape[$0] }, scalarType: x.scalarType)
     }
@@ -184,7 +193,8 @@ enum ShapeRules {
     static let broadcast: ShapeRule = { op, inputs throws(RuleViolation) in
         let x = inputs[0]
         guard Op.broadcastShape(x.shape, op.targetShape) == op.targetShape else {
-            throw RuleViolation(.shapeMismatch, "\(describe(x.shape)) cannot be broadcast to \(describe(op.targetShape))")
+            throw RuleViolation(
+                .shapeMismatch, "\(describe(x.shape)) cannot be broadcast to \(describe(op.targetShape))")
         }
         return TensorSignature(shape: op.targetShape, scalarType: x.scalarType)
     }
@@ -217,7 +227,9 @@ enum ShapeRules {
         for (extent, pad) in zip(x.shape, padding) {
             let (sum, overflow) = extent.addingReportingOverflow(pad.before)
             let (total, overflowAgain) = sum.addingReportingOverflow(pad.after)
-            guard !overflow, !overflowAgain else { throw RuleViolation(.tooLarge, "padding \(padding) overflows the shape") }
+            guard !overflow, !overflowAgain else {
+                throw RuleViolation(.tooLarge, "padding \(padding) overflows the shape")
+            }
             shape.append(total)
         }
         return TensorSignature(shape: shape, scalarType: x.scalarType)
@@ -232,7 +244,8 @@ enum ShapeRules {
         for x in inputs {
             var other = x.shape
             guard other.count == shape.count else {
-                throw RuleViolation(.shapeMismatch, "shapes \(describe(first.shape)) and \(describe(x.shape)) differ in rank")
+                throw RuleViolation(
+                    .shapeMismatch, "shapes \(describe(first.shape)) and \(describe(x.shape)) differ in rank")
             }
             let (sum, overflow) = shape[axis].addingReportingOverflow(other[axis])
             guard !overflow else { throw RuleViolation(.tooLarge, "the concatenation's axis \(axis) overflows") }
@@ -241,7 +254,8 @@ enum ShapeRules {
             var expected = shape
             expected[axis] = 0
             guard other == expected else {
-                throw RuleViolation(.shapeMismatch, "shapes \(describe(first.shape)) and \(describe(x.shape)) differ off axis \(axis)")
+                throw RuleViolation(
+                    .shapeMismatch, "shapes \(describe(first.shape)) and \(describe(x.shape)) differ off axis \(axis)")
             }
         }
         return TensorSignature(shape: shape, scalarType: first.scalarType)

@@ -27,7 +27,8 @@ package enum Calibration {
         for probe in probes {
             guard let runs = slow ? probe.slowRuns : probe.runs else { continue }
             let build = try probe.make(scale)
-            measured.seconds[probe.name] = try seconds(backend, runs: runs, budget: probe.budget, afterFirstStep: probe.afterFirstStep, build)
+            measured.seconds[probe.name] = try seconds(
+                backend, runs: runs, budget: probe.budget, afterFirstStep: probe.afterFirstStep, build)
         }
         measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
         var profile = backend.defaultProfile
@@ -37,8 +38,9 @@ package enum Calibration {
             switch cell.term {
             case .gflops: row.gflops = [RatePoint(flops: 1, gflops: value)]
             case .gflopsAtCube(let edge):
-                row.gflops = (row.gflops.filter { $0.flops != RatePoint.cube(edge, gflops: 0).flops && $0.flops > 1 }
-                              + [.cube(edge, gflops: value)]).sorted { $0.flops < $1.flops }
+                row.gflops =
+                    (row.gflops.filter { $0.flops != RatePoint.cube(edge, gflops: 0).flops && $0.flops > 1 }
+                    + [.cube(edge, gflops: value)]).sorted { $0.flops < $1.flops }
             case .gbPerSecond: row.gbPerSecond = value
             case .launchSeconds: row.launchSeconds = value
             case .secondsPerLine: row.secondsPerLine = value
@@ -94,11 +96,15 @@ package enum Calibration {
         // Not one element everywhere: PoCL takes half as long again over a one-item range.
         Probe(name: .launch, runs: 200, slowRuns: 200, budget: 1, afterFirstStep: true) { scale throws(TensorError) in
             let one = try input([scale > 1 ? 1 : 256], 1)
-            return { let resident = one.softmax(); return resident + resident }
+            return {
+                let resident = one.softmax()
+                return resident + resident
+            }
         },
         // The cost of each further operand: a fused region of 17 (one from a kernel, 16 scalars
         // from the host, as a chain with constants reads them).
-        Probe(name: .manyOperands, runs: 50, slowRuns: 50, budget: 1, afterFirstStep: true) { scale throws(TensorError) in
+        Probe(name: .manyOperands, runs: 50, slowRuns: 50, budget: 1, afterFirstStep: true) {
+            scale throws(TensorError) in
             let one = try input([scale > 1 ? 1 : 256], 1)
             return {
                 var chain = one.softmax()
@@ -108,15 +114,18 @@ package enum Calibration {
         },
         // Reductions, line-wise ops and data movement run kernels of their own, with fixed costs
         // of their own (a two-stage device reduction is more than one launch): one-row probes.
-        Probe(name: .reductionLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) { _ throws(TensorError) in
+        Probe(name: .reductionLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) {
+            _ throws(TensorError) in
             let row = try input([1, 8], 11)
             return { row.softmax().sum(alongAxes: 1) }
         },
-        Probe(name: .lineWiseLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) { _ throws(TensorError) in
+        Probe(name: .lineWiseLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) {
+            _ throws(TensorError) in
             let row = try input([1, 8], 11)
             return { row.softmax().softmax() }
         },
-        Probe(name: .movementLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) { _ throws(TensorError) in
+        Probe(name: .movementLaunch, runs: 100, slowRuns: 100, budget: 1, afterFirstStep: true) {
+            _ throws(TensorError) in
             let square = try input([4, 4], 12)
             return { square.softmax().transposed().reshaped(to: [16]) }
         },
@@ -226,29 +235,51 @@ package enum Calibration {
 
         /// Seconds per line and GB/s of line-wise work, from a probe of few long lines and one of
         /// many short ones (see ``Calibration/perLineAndBandwidth(long:short:)``).
-        func lineFit(long: ProbeName, short: ProbeName, launch: ProbeName, bytesPerElement: (Int) -> Int) -> (perLine: Double, gbPerSecond: Double)? {
+        func lineFit(
+            long: ProbeName, short: ProbeName, launch: ProbeName, bytesPerElement: (Int) -> Int
+        ) -> (perLine: Double, gbPerSecond: Double)? {
             guard let longSeconds = beyond(long, launch), let shortSeconds = beyond(short, launch) else { return nil }
             let (longRows, shortRows) = (Sizes.longRows(scale), Sizes.shortRows(scale))
             return Calibration.perLineAndBandwidth(
-                long: (longSeconds, Double(longRows), Double(bytesPerElement(longRows * 1024) + (long == .reduceLong ? longRows * 4 : 0))),
-                short: (shortSeconds, Double(shortRows), Double(bytesPerElement(shortRows * 8) + (short == .reduceShort ? shortRows * 4 : 0))))
+                long: (
+                    longSeconds, Double(longRows),
+                    Double(bytesPerElement(longRows * 1024) + (long == .reduceLong ? longRows * 4 : 0))
+                ),
+                short: (
+                    shortSeconds, Double(shortRows),
+                    Double(bytesPerElement(shortRows * 8) + (short == .reduceShort ? shortRows * 4 : 0))
+                ))
         }
     }
 
     /// Every term a calibration measures.
     static let cells: [Cell] = {
-        let arithmetic: @Sendable (Measurements) -> Double? = { m in m.beyond(.chain, .launch).map { m.chainFLOPs / $0 / 1e9 } }
+        let arithmetic: @Sendable (Measurements) -> Double? = { m in
+            m.beyond(.chain, .launch).map { m.chainFLOPs / $0 / 1e9 }
+        }
         let edges = DeviceProfile.matmulProbeEdges
         var cells: [Cell] = [
             Cell(costClass: .elementwise, term: .launchSeconds) { $0[.launch] },
-            Cell(costClass: .elementwise, term: .secondsPerOperand) { m in m[.manyOperands].map { Swift.max(0, $0 - (m[.launch] ?? 0)) / 16 } },
-            Cell(costClass: .elementwise, term: .gbPerSecond) { m in m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4) },
+            Cell(costClass: .elementwise, term: .secondsPerOperand) { m in
+                m[.manyOperands].map { Swift.max(0, $0 - (m[.launch] ?? 0)) / 16 }
+            },
+            Cell(costClass: .elementwise, term: .gbPerSecond) { m in
+                m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4)
+            },
             Cell(costClass: .reduction, term: .launchSeconds) { $0[.reductionLaunch] },
-            Cell(costClass: .reduction, term: .secondsPerLine) { m in m.lineFit(long: .reduceLong, short: .reduceShort, launch: .reductionLaunch) { $0 * 4 }?.perLine },
-            Cell(costClass: .reduction, term: .gbPerSecond) { m in m.lineFit(long: .reduceLong, short: .reduceShort, launch: .reductionLaunch) { $0 * 4 }?.gbPerSecond },
+            Cell(costClass: .reduction, term: .secondsPerLine) { m in
+                m.lineFit(long: .reduceLong, short: .reduceShort, launch: .reductionLaunch) { $0 * 4 }?.perLine
+            },
+            Cell(costClass: .reduction, term: .gbPerSecond) { m in
+                m.lineFit(long: .reduceLong, short: .reduceShort, launch: .reductionLaunch) { $0 * 4 }?.gbPerSecond
+            },
             Cell(costClass: .lineWise, term: .launchSeconds) { $0[.lineWiseLaunch] },
-            Cell(costClass: .lineWise, term: .secondsPerLine) { m in m.lineFit(long: .linesLong, short: .linesShort, launch: .lineWiseLaunch) { $0 * 8 }?.perLine },
-            Cell(costClass: .lineWise, term: .gbPerSecond) { m in m.lineFit(long: .linesLong, short: .linesShort, launch: .lineWiseLaunch) { $0 * 8 }?.gbPerSecond },
+            Cell(costClass: .lineWise, term: .secondsPerLine) { m in
+                m.lineFit(long: .linesLong, short: .linesShort, launch: .lineWiseLaunch) { $0 * 8 }?.perLine
+            },
+            Cell(costClass: .lineWise, term: .gbPerSecond) { m in
+                m.lineFit(long: .linesLong, short: .linesShort, launch: .lineWiseLaunch) { $0 * 8 }?.gbPerSecond
+            },
             Cell(costClass: .movement, term: .launchSeconds) { $0[.movementLaunch] },
             Cell(costClass: .movement, term: .gbPerSecond) { m in
                 m.rate(.movement, bytes: 2 * Sizes.longRows(m.scale) * 1024 * 4, launch: .movementLaunch)
@@ -257,14 +288,20 @@ package enum Calibration {
             Cell(costClass: .runMovement, term: .gbPerSecond) { m in
                 m.rate(.runMovement, bytes: 2 * Sizes.longRows(m.scale) * 1024 * 4, launch: .movementLaunch)
             },
-            Cell(costClass: .matmul, term: .gflopsAtCube(edges.small)) { $0.matmulRate(.matmulSmall, edge: edges.small) },
-            Cell(costClass: .matmul, term: .gflopsAtCube(edges.medium)) { $0.matmulRate(.matmulMedium, edge: edges.medium) },
+            Cell(costClass: .matmul, term: .gflopsAtCube(edges.small)) {
+                $0.matmulRate(.matmulSmall, edge: edges.small)
+            },
+            Cell(costClass: .matmul, term: .gflopsAtCube(edges.medium)) {
+                $0.matmulRate(.matmulMedium, edge: edges.medium)
+            },
             // The naive loops' large rate is their medium one (a 512³ product is not run there).
             Cell(costClass: .matmul, term: .gflopsAtCube(edges.large)) { m in
                 m.matmulRate(.matmulLarge, edge: edges.large) ?? m.matmulRate(.matmulMedium, edge: edges.medium)
             },
             Cell(costClass: .matrixVector, term: .gflops) { m in
-                m.beyond(.matrixVector, .launch).map { 2 * Double(Sizes.skinnyK(m.scale) * Sizes.skinnyK(m.scale)) / $0 / 1e9 }
+                m.beyond(.matrixVector, .launch).map {
+                    2 * Double(Sizes.skinnyK(m.scale) * Sizes.skinnyK(m.scale)) / $0 / 1e9
+                }
             },
         ]
         // Every kind of work does its arithmetic at the chain's rate; products move their
@@ -273,7 +310,10 @@ package enum Calibration {
             cells.append(Cell(costClass: costClass, term: .gflops, value: arithmetic))
         }
         for costClass in [CostClass.matmul, .matrixVector] {
-            cells.append(Cell(costClass: costClass, term: .gbPerSecond) { m in m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4) })
+            cells.append(
+                Cell(costClass: costClass, term: .gbPerSecond) { m in
+                    m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4)
+                })
             cells.append(Cell(costClass: costClass, term: .launchSeconds) { $0[.launch] })
         }
         return cells
@@ -292,13 +332,17 @@ package enum Calibration {
     /// run: the plan runs in measure mode and only the kernel steps count (copies of the host
     /// inputs do not). The median, not the best run, because the planner predicts the typical
     /// time on a machine that may be shared, and `tensorplan quality` compares with medians too.
-    static func seconds(_ backend: any Backend, runs: Int, budget: Double = 2, afterFirstStep: Bool = false, _ build: () -> Tensor) throws(TensorError) -> Double {
+    static func seconds(
+        _ backend: any Backend, runs: Int, budget: Double = 2, afterFirstStep: Bool = false, _ build: () -> Tensor
+    ) throws(TensorError) -> Double {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.id))
         for run in 0...runs {
             let target = build()
-            guard let node = target.node else { throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
+            guard let node = target.node else {
+                throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
+            }
             let plan = try planner.plan(targets: [node])
             let (_, _, steps) = try Executor(backends: [backend]).run(plan, measure: true)
             if run > 0 { samples.append(steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)) }
@@ -312,7 +356,9 @@ package enum Calibration {
     private static func transferGBPerSecond(_ backend: any Backend) throws(TensorError) -> Double {
         let bytes = 16 << 20
         let host = try input([bytes / 4], 10)
-        guard let value = host.node?.storedResult else { throw TensorError(.backendFailure, op: "calibrate", message: "no host probe") }
+        guard let value = host.node?.storedResult else {
+            throw TensorError(.backendFailure, op: "calibrate", message: "no host probe")
+        }
         var best = Double.infinity
         for _ in 0..<5 {
             let start = DispatchTime.now().uptimeNanoseconds
@@ -327,7 +373,9 @@ package enum Calibration {
     /// The floating-point operations of the probe's plan on one backend (a fused chain counts
     /// each of its instructions).
     static func flops(of probe: Tensor, on backend: any Backend) throws(TensorError) -> Double {
-        guard let node = probe.node else { throw probe.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build") }
+        guard let node = probe.node else {
+            throw probe.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
+        }
         let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.id))
         return try planner.plan(targets: [node]).steps.reduce(0) { $0 + $1.cost.flops }
     }
@@ -335,8 +383,10 @@ package enum Calibration {
     /// Solves `seconds = lines · perLine + bytes / bandwidth` from a probe with few long lines and
     /// one with many short ones (launch costs already taken off); a negative share is taken as
     /// zero and the other fitted alone. Returns seconds per line and GB/s.
-    static func perLineAndBandwidth(long: (seconds: Double, lines: Double, bytes: Double),
-                                    short: (seconds: Double, lines: Double, bytes: Double)) -> (Double, Double) {
+    static func perLineAndBandwidth(
+        long: (seconds: Double, lines: Double, bytes: Double),
+        short: (seconds: Double, lines: Double, bytes: Double)
+    ) -> (Double, Double) {
         let a = Swift.max(long.seconds, 1e-9)
         let b = Swift.max(short.seconds, 1e-9)
         let determinant = long.lines * short.bytes - short.lines * long.bytes

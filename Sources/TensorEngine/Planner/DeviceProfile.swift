@@ -22,8 +22,10 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var transfer: TransferTerms?
 
     /// A profile of the given rows.
-    public init(backend: BackendID, deviceName: String, threads: Int, calibrated: Bool, rows: [CostClass: CostTerms],
-                transfer: TransferTerms?) {
+    public init(
+        backend: BackendID, deviceName: String, threads: Int, calibrated: Bool, rows: [CostClass: CostTerms],
+        transfer: TransferTerms?
+    ) {
         self.backend = backend
         self.deviceName = deviceName
         self.threads = threads
@@ -79,8 +81,10 @@ public struct CostTerms: Sendable, Hashable, Codable {
     public var secondsPerOperand: Double
 
     /// A row of the given terms.
-    public init(gflops: [RatePoint], gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0,
-                secondsPerOperand: Double = 0) {
+    public init(
+        gflops: [RatePoint], gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0,
+        secondsPerOperand: Double = 0
+    ) {
         self.gflops = gflops
         self.gbPerSecond = gbPerSecond
         self.launchSeconds = launchSeconds
@@ -89,9 +93,13 @@ public struct CostTerms: Sendable, Hashable, Codable {
     }
 
     /// A row at one rate whatever the size.
-    public init(gflops: Double, gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0, secondsPerOperand: Double = 0) {
-        self.init(gflops: [RatePoint(flops: 1, gflops: gflops)], gbPerSecond: gbPerSecond, launchSeconds: launchSeconds,
-                  secondsPerLine: secondsPerLine, secondsPerOperand: secondsPerOperand)
+    public init(
+        gflops: Double, gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0,
+        secondsPerOperand: Double = 0
+    ) {
+        self.init(
+            gflops: [RatePoint(flops: 1, gflops: gflops)], gbPerSecond: gbPerSecond, launchSeconds: launchSeconds,
+            secondsPerLine: secondsPerLine, secondsPerOperand: secondsPerOperand)
     }
 
     /// A row for a class no profile describes: slow, so that nothing is placed by it.
@@ -103,7 +111,8 @@ public struct CostTerms: Sendable, Hashable, Codable {
         guard flops > first.flops else { return first.gflops }
         guard flops < last.flops else { return last.gflops }
         for (lower, upper) in zip(gflops, gflops.dropFirst()) where flops < upper.flops {
-            return lower.gflops + log(flops / lower.flops) / log(upper.flops / lower.flops) * (upper.gflops - lower.gflops)
+            return lower.gflops + log(flops / lower.flops) / log(upper.flops / lower.flops)
+                * (upper.gflops - lower.gflops)
         }
         return last.gflops
     }
@@ -179,11 +188,14 @@ extension DeviceProfile {
         let lines = CostTerms(gflops: arithmetic, gbPerSecond: reduction, launchSeconds: launch)
         let rows: [CostClass: CostTerms] = [
             .elementwise: rate, .movement: rate, .runMovement: rate, .reduction: lines, .lineWise: lines,
-            .matmul: CostTerms(gflops: [.cube(edges.small, gflops: matmul.small)] + (matmul.medium.map { [.cube(edges.medium, gflops: $0)] } ?? [])
-                                   + [.cube(edges.large, gflops: matmul.large)], gbPerSecond: stream, launchSeconds: launch),
+            .matmul: CostTerms(
+                gflops: [.cube(edges.small, gflops: matmul.small)]
+                    + (matmul.medium.map { [.cube(edges.medium, gflops: $0)] } ?? [])
+                    + [.cube(edges.large, gflops: matmul.large)], gbPerSecond: stream, launchSeconds: launch),
             .matrixVector: CostTerms(gflops: matrixVector, gbPerSecond: stream, launchSeconds: launch),
         ]
-        return DeviceProfile(backend: backend, deviceName: deviceName, threads: threads, calibrated: false, rows: rows,
-                             transfer: transfer.map { TransferTerms(gbPerSecond: $0, launchSeconds: launch) })
+        return DeviceProfile(
+            backend: backend, deviceName: deviceName, threads: threads, calibrated: false, rows: rows,
+            transfer: transfer.map { TransferTerms(gbPerSecond: $0, launchSeconds: launch) })
     }
 }

@@ -69,7 +69,8 @@ package struct Planner {
     func place(_ candidates: [Candidate], sources: [Node], targets: [Node]) throws(TensorError) -> [Decision] {
         let allowed = self.allowed
         guard !allowed.isEmpty else {
-            throw TensorError(.unsupported, op: "plan", message: "no available backend is allowed by the compute policy \(policy)")
+            throw TensorError(
+                .unsupported, op: "plan", message: "no available backend is allowed by the compute policy \(policy)")
         }
         let positions = allowed.indices
         // arrival[node][backend]: seconds until the node's value is in that backend's memory.
@@ -79,7 +80,9 @@ package struct Planner {
             for b in positions { seconds[b] = transferSeconds(source.signature.byteCount, from: .host, to: b) }
             arrival[source.id] = seconds
         }
-        var options: [(supported: [Int], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [Int])] = []
+        var options:
+            [(supported: [Int], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [Int])] =
+                []
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
             let opCost = Self.cost(of: candidate)
@@ -96,9 +99,14 @@ package struct Planner {
                     own = estimate(opCost, operands: candidate.operands.count, on: b)
                 case .lowered(let parts):
                     own = parts.reduce(0.0) { total, part in
-                        total + estimate(part.op.descriptor.cost(part.op, part.inputs, part.output), operands: part.inputs.count, on: b)
+                        total
+                            + estimate(
+                                part.op.descriptor.cost(part.op, part.inputs, part.output), operands: part.inputs.count,
+                                on: b)
                     }
-                    if supported.isEmpty { cost = parts.reduce(Cost.zero) { $0 + $1.op.descriptor.cost($1.op, $1.inputs, $1.output).cost } }
+                    if supported.isEmpty {
+                        cost = parts.reduce(Cost.zero) { $0 + $1.op.descriptor.cost($1.op, $1.inputs, $1.output).cost }
+                    }
                     if case .op = candidate.kernel { lowered.append(b) }
                 case .unsupported(let reason):
                     reasons.append("\(allowed[b].id): \(reason)")
@@ -111,14 +119,19 @@ package struct Planner {
             guard !supported.isEmpty else {
                 throw TensorError(
                     .unsupported, op: candidate.node.op.name, operandShapes: inputs.map(\.shape),
-                    message: "no backend allowed by policy \(policy) runs it (\(reasons.joined(separator: "; ")))", location: candidate.node.location)
+                    message: "no backend allowed by policy \(policy) runs it (\(reasons.joined(separator: "; ")))",
+                    location: candidate.node.location)
             }
             options.append((supported, seconds, total, cost, lowered))
             var reach = PerBackend<Double>()
             for destination in positions {
-                reach[destination] = supported.map { producer in
-                    (total[producer] ?? .infinity) + transferSeconds(candidate.node.signature.byteCount, from: allowed[producer].memorySpace, to: destination)
-                }.min() ?? .infinity
+                reach[destination] =
+                    supported.map { producer in
+                        (total[producer] ?? .infinity)
+                            + transferSeconds(
+                                candidate.node.signature.byteCount, from: allowed[producer].memorySpace, to: destination
+                            )
+                    }.min() ?? .infinity
             }
             arrival[candidate.node.id] = reach
         }
@@ -139,7 +152,9 @@ package struct Planner {
             var best = ordered[0]
             var bestCost = Double.infinity
             for b in ordered {
-                let cost = (option.total[b] ?? .infinity) + transferSeconds(bytes, from: allowed[b].memorySpace, to: destination)
+                let cost =
+                    (option.total[b] ?? .infinity)
+                    + transferSeconds(bytes, from: allowed[b].memorySpace, to: destination)
                 if cost < bestCost - 1e-15 {
                     best = b
                     bestCost = cost
@@ -159,7 +174,9 @@ package struct Planner {
     }
 
     /// Builds the plan's steps from decisions, inserting a copy wherever an operand lives elsewhere.
-    func assemble(_ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]) -> PlanTemplate {
+    func assemble(
+        _ graph: PendingGraph, _ candidates: [Candidate], _ decisions: [Decision], targets: [Node]
+    ) -> PlanTemplate {
         // Every node of a candidate is in the graph.
         let position = { (node: Node) in graph.position(of: node.id) ?? -1 }
         // Where each value lives so far, by position: sources on the host.
@@ -174,18 +191,22 @@ package struct Planner {
             let copies = zip(candidate.operands, operands).compactMap { operand, at -> PlannedCopy? in
                 guard at >= 0, let from = location[at], from != target.memorySpace else { return nil }
                 let bytes = operand.signature.byteCount
-                return PlannedCopy(value: at, from: from, to: target.memorySpace, bytes: bytes, estimatedSeconds: transferSeconds(bytes, from: from, to: destination))
+                return PlannedCopy(
+                    value: at, from: from, to: target.memorySpace, bytes: bytes,
+                    estimatedSeconds: transferSeconds(bytes, from: from, to: destination))
             }
             let output = position(candidate.node)
             if output >= 0 { location[output] = target.memorySpace }
-            let region: FusedRegion? = switch candidate.kernel {
-            case .op: nil
-            case .fused(let fused): fused
-            }
-            steps.append(PlanStep(
-                output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
-                backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,
-                supported: decision.supported, reason: decision.reason, copies: copies))
+            let region: FusedRegion? =
+                switch candidate.kernel {
+                case .op: nil
+                case .fused(let fused): fused
+                }
+            steps.append(
+                PlanStep(
+                    output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
+                    backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,
+                    supported: decision.supported, reason: decision.reason, copies: copies))
         }
         return PlanTemplate(steps: steps, targets: targets.map(position), calibrated: calibrated)
     }
@@ -217,8 +238,9 @@ package struct Planner {
             return op.descriptor.cost(op, operands, candidate.node.signature)
         case .fused(let region):
             let read = candidate.operands.reduce(0.0) { $0 + Double($1.signature.byteCount) }
-            let cost = Cost(flops: region.flopsPerElement * Double(candidate.node.signature.elementCount), bytesRead: read,
-                            bytesWritten: Double(candidate.node.signature.byteCount), launches: 1)
+            let cost = Cost(
+                flops: region.flopsPerElement * Double(candidate.node.signature.elementCount), bytesRead: read,
+                bytesWritten: Double(candidate.node.signature.byteCount), launches: 1)
             return OpCost(cost: cost, costClass: .elementwise)
         }
     }
@@ -240,11 +262,16 @@ package struct Planner {
         return layout
     }
 
-    private func reason(for chosen: Int, _ supported: [Int], _ seconds: PerBackend<Double>, lowered: [Int]) -> PlacementReason {
+    private func reason(
+        for chosen: Int, _ supported: [Int], _ seconds: PerBackend<Double>, lowered: [Int]
+    ) -> PlacementReason {
         let decomposed = lowered.map { allowed[$0].id }
-        if case .only = policy { return PlacementReason(chosen: allowed[chosen].id, policy: policy, alone: [], lowered: decomposed) }
-        return PlacementReason(chosen: allowed[chosen].id, policy: nil, alone: supported.map { (allowed[$0].id, seconds[$0] ?? 0) },
-                               lowered: decomposed)
+        if case .only = policy {
+            return PlacementReason(chosen: allowed[chosen].id, policy: policy, alone: [], lowered: decomposed)
+        }
+        return PlacementReason(
+            chosen: allowed[chosen].id, policy: nil, alone: supported.map { (allowed[$0].id, seconds[$0] ?? 0) },
+            lowered: decomposed)
     }
 }
 
@@ -266,10 +293,12 @@ struct PlacementReason: Sendable, CustomStringConvertible {
     var lowered: [BackendID] = []
 
     var description: String {
-        let decomposed = lowered.isEmpty ? "" : "; as its decomposition on " + lowered.map(\.description).joined(separator: ", ")
+        let decomposed =
+            lowered.isEmpty ? "" : "; as its decomposition on " + lowered.map(\.description).joined(separator: ", ")
         if let policy { return "policy \(policy)" + decomposed }
         if alone.count == 1 { return "only \(chosen) supports it" + decomposed }
-        return "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ") + decomposed
+        return "cheapest with copies; alone: " + alone.map { "\($0.0) \(formatSeconds($0.1))" }.joined(separator: ", ")
+            + decomposed
     }
 }
 

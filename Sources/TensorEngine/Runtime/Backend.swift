@@ -95,15 +95,20 @@ extension Backend {
         let query = KernelQuery(kernel: kernel, values: inputs, output: output)
         switch kernel {
         case .fused(let region):
-            if case .success(let run) = Self.kernels.fusedKernel(self, query) { return try run(self, region, inputs, output) }
+            if case .success(let run) = Self.kernels.fusedKernel(self, query) {
+                return try run(self, region, inputs, output)
+            }
             return try executeInstructions(region, inputs, output)
         case .op(let op):
             switch op.descriptor.semantics {
             case .source:
-                throw TensorError(.backendFailure, op: op.name, message: "constants carry their data and are never executed")
+                throw TensorError(
+                    .backendFailure, op: op.name, message: "constants carry their data and are never executed")
             case .view(let layout):
                 guard let input = inputs.first, let viewed = layout(op, input.layout) else {
-                    throw TensorError(.backendFailure, op: op.name, message: "a reshape of a strided view reached the backend without a copy")
+                    throw TensorError(
+                        .backendFailure, op: op.name,
+                        message: "a reshape of a strided view reached the backend without a copy")
                 }
                 return input.with(viewed)
             case .elementwise, .reduction, .primitive:
@@ -115,7 +120,9 @@ extension Backend {
                     throw TensorError(.unsupported, op: op.name, message: "\(id) registers no kernel for \(op.name)")
                 }
             case .composite(let decomposition):
-                if case .success(let run) = Self.kernels.kernel(for: op, self, query) { return try run(self, op, inputs, output) }
+                if case .success(let run) = Self.kernels.kernel(for: op, self, query) {
+                    return try run(self, op, inputs, output)
+                }
                 return try executeDecomposition(op, decomposition, inputs)
             }
         }
@@ -123,11 +130,14 @@ extension Backend {
 
     /// A region no fused kernel runs goes instruction by instruction, each result a full
     /// temporary: the reference meaning of fusion.
-    private func executeInstructions(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+    private func executeInstructions(
+        _ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature
+    ) throws(TensorError) -> Value {
         var registers = inputs
         for (index, instruction) in region.instructions.enumerated() {
             let signature = TensorSignature(shape: output.shape, scalarType: region.instructionTypes[index])
-            registers.append(try execute(.op(instruction.op), inputs: instruction.operands.map { registers[$0] }, output: signature))
+            registers.append(
+                try execute(.op(instruction.op), inputs: instruction.operands.map { registers[$0] }, output: signature))
         }
         guard let last = registers.last, !region.instructions.isEmpty else {
             throw TensorError(.backendFailure, op: "fused", message: "an empty fused region")
@@ -137,7 +147,9 @@ extension Backend {
 
     private func instructionsCapability(_ region: FusedRegion, shape: [Int]) -> Capability {
         for (index, instruction) in region.instructions.enumerated() {
-            let inputs = instruction.operands.map { TensorSignature(shape: shape, scalarType: region.type(ofRegister: $0)) }
+            let inputs = instruction.operands.map {
+                TensorSignature(shape: shape, scalarType: region.type(ofRegister: $0))
+            }
             let output = TensorSignature(shape: shape, scalarType: region.instructionTypes[index])
             if case .unsupported(let reason) = capability(for: .op(instruction.op), inputs: inputs, output: output) {
                 return .unsupported(reason: "\(instruction.op.name) in the region: \(reason)")

@@ -45,14 +45,17 @@ package final class Engine: Sendable {
 
     /// Plans the pending graph behind `targets` with the engine's backends, through the plan cache.
     func plan(_ targets: [Node], policy: ComputePolicy) throws(TensorError) -> (Plan, cached: Bool) {
-        let (plan, cached) = try Planner(backends: backends, profiles: profiles, policy: policy).plan(targets: targets, cache: planCache)
+        let (plan, cached) = try Planner(backends: backends, profiles: profiles, policy: policy).plan(
+            targets: targets, cache: planCache)
         if PlanLog.enabled { PlanLog.print(ComputePlan(plan, cached: cached)) }
         return (plan, cached)
     }
 
     /// Plans and runs the pending graph behind `targets`, returning host values without keeping
     /// them on the nodes. `backends` replaces the engine's own (tests inject deliberately wrong ones).
-    package func run(_ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+    package func run(
+        _ targets: [Node], policy: ComputePolicy, backends: [any Backend]? = nil
+    ) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
         let chosen = backends ?? self.backends
         var profiles = self.profiles
         for backend in chosen where profiles[backend.id] == nil { profiles[backend.id] = backend.defaultProfile }

@@ -38,7 +38,8 @@ extension Backend {
 
     /// Runs the decomposition on this backend, the operands as they are (in its memory space),
     /// the result left there.
-    func executeDecomposition(_ op: Op, _ decomposition: Decomposition, _ inputs: [Value]) throws(TensorError) -> Value {
+    func executeDecomposition(_ op: Op, _ decomposition: Decomposition, _ inputs: [Value]) throws(TensorError) -> Value
+    {
         let sources = inputs.map { value in
             Tensor(node: Node(op: .constant, inputs: [], signature: value.signature, location: nil, data: value))
         }

@@ -13,8 +13,9 @@ package final class NaiveBackend: Backend {
 
     /// One core's plain loops: well under a GFLOP/s and a GB/s, whatever the work.
     package var defaultProfile: DeviceProfile {
-        .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (0.3, nil, 0.3), matrixVector: 0.3, stream: 0.3,
-                  reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil)
+        .headline(
+            backend: id, deviceName: deviceName, threads: 1, matmul: (0.3, nil, 0.3), matrixVector: 0.3, stream: 0.3,
+            reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil)
     }
 
     package func upload(_ value: Value) throws(TensorError) -> Value { value }
@@ -35,12 +36,18 @@ package final class NaiveBackend: Backend {
         registry.register(.topK) { backend, op, inputs, output throws(TensorError) in
             try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)
         }
-        registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in try backend.matmul(inputs[0], inputs[1], output) }
-        registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in try backend.copy(inputs[0], output) }
+        registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in
+            try backend.matmul(inputs[0], inputs[1], output)
+        }
+        registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in
+            try backend.copy(inputs[0], output)
+        }
         registry.register(.pad) { backend, op, inputs, output throws(TensorError) in
             try backend.pad(op.padding, op.fill, inputs[0], output)
         }
-        registry.register(.concat) { backend, op, inputs, output throws(TensorError) in try backend.concat(axis: op.axis, inputs, output) }
+        registry.register(.concat) { backend, op, inputs, output throws(TensorError) in
+            try backend.concat(axis: op.axis, inputs, output)
+        }
         registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
             try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
         }
@@ -72,7 +79,11 @@ package final class NaiveBackend: Backend {
         for index in 0..<output.elementCount {
             for operand in inputs.indices {
                 let offset = offsets[operand][index]
-                if isFloat[operand] { floats[operand] = elements[operand].float(offset) } else { integers[operand] = elements[operand].int(offset) }
+                if isFloat[operand] {
+                    floats[operand] = elements[operand].float(offset)
+                } else {
+                    integers[operand] = elements[operand].int(offset)
+                }
             }
             switch compiled {
             case .float(let value): out.setFloat(value(registers), index)

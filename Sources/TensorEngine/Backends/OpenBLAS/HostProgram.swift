@@ -21,7 +21,8 @@ struct HostProgram: Sendable {
 
     /// Whether the host engine holds every register of the region: `Float` or `Bool` (as 0 or 1).
     static func supports(_ region: FusedRegion) -> Bool {
-        region.inputTypes.allSatisfy { $0 == .float32 || $0 == .bool } && region.instructionTypes.allSatisfy { $0 == .float32 || $0 == .bool }
+        region.inputTypes.allSatisfy { $0 == .float32 || $0 == .bool }
+            && region.instructionTypes.allSatisfy { $0 == .float32 || $0 == .bool }
     }
 
     init(_ region: FusedRegion) {
@@ -71,7 +72,9 @@ struct HostProgram: Sendable {
 
         mutating func literal(_ value: Double) -> Int {
             let float = Float(value)
-            if let existing = literals.first(where: { $0.value.bitPattern == float.bitPattern }) { return existing.register }
+            if let existing = literals.first(where: { $0.value.bitPattern == float.bitPattern }) {
+                return existing.register
+            }
             literals.append((registerCount, float))
             registerCount += 1
             return registerCount - 1
@@ -110,7 +113,9 @@ struct HostProgram: Sendable {
     }
 
     /// The steps with every multiply whose only use is an add folded into that add.
-    private static func foldingMultiplies(_ steps: [(step: VectorStep, register: Int)]) -> [(step: VectorStep, register: Int)] {
+    private static func foldingMultiplies(
+        _ steps: [(step: VectorStep, register: Int)]
+    ) -> [(step: VectorStep, register: Int)] {
         var uses: [Int: Int] = [:]
         for (step, _) in steps { for register in step.reads { uses[register, default: 0] += 1 } }
         if let result = steps.last?.register { uses[result, default: 0] += 1 }

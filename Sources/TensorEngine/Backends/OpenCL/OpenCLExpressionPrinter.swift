@@ -33,11 +33,13 @@ enum ExpressionPrinter {
             let test = "\(p(a)) \(symbol(comparison)) \(p(b))"
             return vector ? "(-(\(test)))" : "((\(test)) ? 1 : 0)"
         case .select(let condition, let a, let b):
-            return vector ? "select(\(p(b)), \(p(a)), (\(p(condition))) != 0)" : "((\(p(condition))) != 0 ? \(p(a)) : \(p(b)))"
+            return vector
+                ? "select(\(p(b)), \(p(a)), (\(p(condition))) != 0)" : "((\(p(condition))) != 0 ? \(p(a)) : \(p(b)))"
         case .math(let function, let arguments):
             let list = arguments.map(p).joined(separator: ", ")
             guard vector, !vectorFunctions.contains(function) else { return "\(function.name)(\(list))" }
-            return arguments.count > 1 ? "TE_LANES8_2(\(function.name), \(list))" : "TE_LANES8(\(function.name), \(list))"
+            return arguments.count > 1
+                ? "TE_LANES8_2(\(function.name), \(list))" : "TE_LANES8(\(function.name), \(list))"
         case .toFloat(let x):
             return vector ? "convert_float8(\(p(x)))" : "((float)(\(p(x))))"
         case .applied(_, _, let body):
@@ -45,7 +47,9 @@ enum ExpressionPrinter {
         }
     }
 
-    private static func arithmetic(_ op: ArithmeticOperator, _ a: String, _ b: String, float: Bool, vector: Bool) -> String {
+    private static func arithmetic(
+        _ op: ArithmeticOperator, _ a: String, _ b: String, float: Bool, vector: Bool
+    ) -> String {
         let lanes = vector ? "8" : ""
         if float {
             switch op {

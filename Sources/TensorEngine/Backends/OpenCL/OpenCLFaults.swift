@@ -46,7 +46,9 @@ package final class OpenCLFaultSwitch: Sendable {
 // The runtime's calls that can fail, each asking the fault switch first. Releases and info
 // queries go to the table directly: they cannot be made to fail.
 extension OpenCLRuntime {
-    func createBuffer(_ flags: cl_mem_flags, _ bytes: Int, _ host: UnsafeMutableRawPointer?, _ status: inout cl_int) -> cl_mem? {
+    func createBuffer(
+        _ flags: cl_mem_flags, _ bytes: Int, _ host: UnsafeMutableRawPointer?, _ status: inout cl_int
+    ) -> cl_mem? {
         if let code = faults.failure(at: .allocation) {
             status = code
             return nil
@@ -69,7 +71,8 @@ extension OpenCLRuntime {
             status = code
             return nil
         }
-        return api.clEnqueueMapBuffer(queue.raw, mem, cl_bool(CL_TRUE), cl_map_flags(CL_MAP_READ), 0, bytes, 0, nil, nil, &status)
+        return api.clEnqueueMapBuffer(
+            queue.raw, mem, cl_bool(CL_TRUE), cl_map_flags(CL_MAP_READ), 0, bytes, 0, nil, nil, &status)
     }
 
     func enqueueKernel(_ kernel: cl_kernel, global: [Int], local: [Int]?) -> cl_int {
