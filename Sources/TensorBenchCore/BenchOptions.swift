@@ -1,3 +1,4 @@
+import Foundation
 import TensorEngine
 import TensorEngineChecks
 
@@ -77,6 +78,9 @@ public enum BenchCommand: Sendable, Hashable {
     case list
     /// Measure (or load) and report.
     case run(BenchOptions)
+    /// Time the OpenCL backend's matrix-product kernel alone (inputs on the device) at these
+    /// sizes, for comparison with a device library's product (`scripts/gpu-check.sh`).
+    case openCLMatmul([Int])
 }
 
 /// A command line `tensorbench` cannot act on. Its description is the message to print.
@@ -124,6 +128,13 @@ public enum ArgumentParser {
             case "--list":
                 try noValue()
                 list = true
+            case "--opencl-matmul":
+                let text = try value()
+                let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 16_384 }) else {
+                    throw ArgumentError("\(flag) needs sizes from 1 to 16384, separated by commas, not '\(text)'")
+                }
+                return .openCLMatmul(sizes.compactMap { $0 })
             case "--suite":
                 let name = try value()
                 guard let suite = Suite(rawValue: name) else {
@@ -180,6 +191,7 @@ public enum ArgumentParser {
         USAGE: tensorbench [--suite quick|full] [--workload NAME]... [--backend NAME]...
                            [--budget SECONDS] [--iterations N] [--naive-limit SECONDS]
                            [--json FILE] [--svg FILE] [--compare OLD.json] [--from FILE]
+               tensorbench --opencl-matmul N[,N...]
 
         Each row builds the workload's graph afresh on inputs materialized once, and evaluates it:
         planning + dispatch + compute, what a user pays. The first run is reported apart; then a
@@ -202,6 +214,8 @@ public enum ArgumentParser {
                                   peers.json from bench/peers.py), marking changes beyond noise
           --from FILE             read a report instead of measuring (with --compare, --svg)
           --list                  list the workloads and exit
+          --opencl-matmul N,...   time the OpenCL matrix-product kernel alone on N×N inputs
+                                  already on the device, in GFLOP/s, and exit
           -h, --help              show this help and exit
 
         EXIT STATUS: 0 on success, 1 when a run or a file fails, 2 for a bad command line.

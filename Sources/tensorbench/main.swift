@@ -23,6 +23,19 @@ case .help:
     print(ArgumentParser.helpText)
 case .list:
     print(WorkloadList.rendered())
+case .openCLMatmul(let sizes):
+    guard let device = OpenCLBenchmarks.device else { fail("tensorbench: OpenCL is unavailable on this machine", status: 1) }
+    print("device: \(device)")
+    for n in sizes {
+        do {
+            // About a second of products at each size, at least two.
+            let repetitions = max(2, min(100, Int(1e12 / (2 * Double(n) * Double(n) * Double(n)))))
+            let gflops = try OpenCLBenchmarks.matmulGFLOPS(size: n, repetitions: repetitions)
+            print(String(format: "opencl matmul %d: %.1f GFLOP/s (kernel alone, inputs on the device, %d repetitions)", n, gflops, repetitions))
+        } catch {
+            fail("tensorbench: opencl matmul \(n): \(error)", status: 1)
+        }
+    }
 case .run(let options):
     let report: BenchReport
     if let from = options.fromPath {

@@ -35,6 +35,14 @@ import Testing
         #expect(parsed.suiteLabel == "custom")
     }
 
+    @Test func openCLMatmulSizes() throws {
+        #expect(try ArgumentParser.parse(["--opencl-matmul", "1024,2048, 4096"]) == .openCLMatmul([1024, 2048, 4096]))
+        #expect(try ArgumentParser.parse(["--opencl-matmul=64"]) == .openCLMatmul([64]))
+        for bad in ["", "0", "1024,x", "-5", "99999"] {
+            #expect(throws: ArgumentError.self, "'\(bad)'") { try ArgumentParser.parse(["--opencl-matmul", bad]) }
+        }
+    }
+
     @Test func helpAndList() throws {
         #expect(try ArgumentParser.parse(["--help"]) == .help)
         #expect(try ArgumentParser.parse(["--suite", "full", "-h"]) == .help)
