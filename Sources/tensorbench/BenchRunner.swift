@@ -7,7 +7,7 @@ import TensorEngineChecks
 struct BenchRunner {
     let options: BenchOptions
 
-    /// The naive backend's documented default speed (`DefaultProfiles`): 0.3 GFLOP/s and 0.3 GB/s.
+    /// The naive backend's default speed (`NaiveBackend.defaultProfile`): 0.3 GFLOP/s and 0.3 GB/s.
     static let naiveOperationsPerSecond = 0.3e9
 
     /// One row to measure.

@@ -132,7 +132,7 @@ enum BlockKernels {
         }
     }
 
-    /// `a·b + c`, the product and the sum each rounded (see `ElementwiseStep`).
+    /// `a·b + c`, the product and the sum each rounded (see `VectorStep.multiplyAdd`).
     static func multiplyAdd(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ c: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) {
         let vectorEnd = n & ~7
         var i = 0

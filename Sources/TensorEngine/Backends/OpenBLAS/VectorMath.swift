@@ -7,8 +7,8 @@ typealias FloatVector = SIMD8<Float>
 /// Vectorised elementary functions for the CPU kernels.
 ///
 /// Each agrees with the C library's function to within the op table's parity tolerance (a few
-/// ulp); ops without a vector form here (sin, cos, log, pow) call the scalar specification in
-/// `ScalarSemantics.swift` per element, so they match the reference exactly.
+/// ulp); math functions without a vector form here (sin, cos, log, pow, ...) are computed per
+/// element by `MathFunction.evaluate`, the C library, so they match the reference exactly.
 enum VectorMath {
     /// `eˣ` by range reduction to `r ∈ [-ln2/2, ln2/2]`, a degree-6 polynomial, and scaling by 2ⁿ:
     /// within 2 ulp of the C library, subnormal results included (`VectorMathTests`).
