@@ -8,7 +8,7 @@ auto and reference rows, and reports per workload the median over rounds of each
 openblas/reference and auto/reference ratios, and of B's medians over A's.
 
     python3 bench/ab_compare.py OLD_TENSORBENCH NEW_TENSORBENCH [--rounds 4] [--budget 0.5]
-            [--suite full] [--json OUT.json] [--markdown OUT.md]
+            [--suite full] [--workload NAME]... [--json OUT.json] [--markdown OUT.md]
 
 Each build gets a cache folder of its own (TENSORENGINE_CACHE_DIR), empty unless given, so both
 plan with their default profiles unless calibrated there first.
@@ -57,11 +57,12 @@ def main():
     parser.add_argument("--suite", choices=["quick", "full"], default="full")
     parser.add_argument("--old-cache", default=tempfile.mkdtemp(prefix="ab-old-"))
     parser.add_argument("--new-cache", default=tempfile.mkdtemp(prefix="ab-new-"))
+    parser.add_argument("--workload", action="append", help="only this workload (repeatable)")
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     options = parser.parse_args()
 
-    names = workloads(options.new, options.suite)
+    names = options.workload or workloads(options.new, options.suite)
     samples = {name: {"old": [], "new": []} for name in names}
     for round_index in range(options.rounds):
         order = [("old", options.old, options.old_cache), ("new", options.new, options.new_cache)]

@@ -26,6 +26,8 @@ package struct FusedRegion: Sendable, Hashable {
     /// The hash of the three, made once: regions key the backends' compiled programs and kernels,
     /// looked up on every run of a plan.
     private let fingerprint: Int
+    /// What backends compiled from the region, kept with it (not part of its identity).
+    let compiled = CompiledForms()
 
     var inputCount: Int { inputTypes.count }
     var outputType: ScalarType { instructionTypes.last ?? inputTypes.last ?? .float32 }
@@ -71,5 +73,21 @@ package struct FusedRegion: Sendable, Hashable {
     package static func == (a: FusedRegion, b: FusedRegion) -> Bool {
         a.fingerprint == b.fingerprint && a.instructions == b.instructions && a.inputTypes == b.inputTypes
             && a.instructionTypes == b.instructionTypes
+    }
+}
+
+/// The forms backends compiled from one region (the host engine's program, for instance), one per
+/// Swift type. A plan holds its regions, so every run of a cached plan finds its programs here
+/// without hashing the region or comparing it with an equal region of another plan.
+package final class CompiledForms: Sendable {
+    private let forms = Guarded<[ObjectIdentifier: any Sendable]>([:])
+
+    /// The form of this type, made by `make` the first time it is asked for.
+    func form<Form: Sendable>(_: Form.Type, orMake make: () -> Form) -> Form {
+        let key = ObjectIdentifier(Form.self)
+        if let found = forms.withLock({ $0[key] }) as? Form { return found }
+        let made = make()
+        forms.withLock { $0[key] = made }
+        return made
     }
 }

@@ -1,7 +1,8 @@
 extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
     static func binary(_ kind: OpKind, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
-        if let failed = [a, b].first(where: { $0.error != nil }) { return failed }
+        if a.error != nil { return a }
+        if b.error != nil { return b }
         guard let shape = Op.broadcastShape(a.shape, b.shape) else {
             return Tensor(failed: TensorError(
                 .shapeMismatch, op: kind.name, operandShapes: [a.shape, b.shape],

@@ -15,10 +15,17 @@ extension Tensor {
                 throw RuleViolation(.outOfMemory, error.message)
             }
             let typed = buffer.elements(as: S.self)
-            var index = 0
-            for scalar in scalars {
-                (typed + index).initialize(to: scalar)
-                index += 1
+            // Arrays and buffers in one copy: called from another module this function is not
+            // specialised, and the element loop would cost a generic call per scalar.
+            let copied = scalars.withContiguousStorageIfAvailable { source in
+                if let base = source.baseAddress { typed.initialize(from: base, count: source.count) }
+            }
+            if copied == nil {
+                var index = 0
+                for scalar in scalars {
+                    (typed + index).initialize(to: scalar)
+                    index += 1
+                }
             }
             let value = Value(buffer: buffer, layout: Layout(contiguous: shape), scalarType: S.scalarType)
             let signature = TensorSignature(shape: shape, scalarType: S.scalarType)

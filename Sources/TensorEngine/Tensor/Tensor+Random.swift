@@ -53,8 +53,9 @@ extension Tensor {
             return
         }
         let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
-        let values = (0..<count).map { S(converting: Double(mean) + Double(standardDeviation) * generator.normal(UInt64($0))) }
-        self = Tensor.constant(values, shape: shape, op: "init(randomNormal:)", at: location)
+        self = Tensor.generated(shape, count: count, S.scalarType, op: "init(randomNormal:)", at: location) {
+            Double(mean) + Double(standardDeviation) * generator.normal(UInt64($0))
+        }
     }
 
     /// A tensor of values uniformly distributed in `range`, generated on the host from a
@@ -71,10 +72,24 @@ extension Tensor {
         let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
         let low = Double(range.lowerBound)
         let width = Double(range.upperBound) - low
-        let values = (0..<count).map { n -> S in
+        let whole = S.scalarType == .int32
+        self = Tensor.generated(shape, count: count, S.scalarType, op: "init(randomUniform:)", at: location) { n in
             let u = low + width * generator.unit(UInt64(n))
-            return S.scalarType == .int32 ? S(converting: u.rounded(.down)) : S(converting: u)
+            return whole ? u.rounded(.down) : u
         }
-        self = Tensor.constant(values, shape: shape, op: "init(randomUniform:)", at: location)
+    }
+
+    /// A constant of `count` values `value(0), value(1), ...` converted to `type`. Not generic, so
+    /// that the loop is specialised here for each type even when the caller's initializer is not.
+    static func generated(
+        _ shape: [Int], count: Int, _ type: ScalarType, op: String, at location: SourceLocation?,
+        _ value: (Int) -> Double
+    ) -> Tensor {
+        switch type {
+        case .float32: constant((0..<count).map { Float(converting: value($0)) }, shape: shape, op: op, at: location)
+        case .float16: constant((0..<count).map { Float16(converting: value($0)) }, shape: shape, op: op, at: location)
+        case .int32: constant((0..<count).map { Int32(converting: value($0)) }, shape: shape, op: op, at: location)
+        case .bool: constant((0..<count).map { Bool(converting: value($0)) }, shape: shape, op: op, at: location)
+        }
     }
 }

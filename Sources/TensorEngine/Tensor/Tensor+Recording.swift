@@ -12,7 +12,7 @@ extension Tensor {
     ///   - location: the user's call site.
     ///   - makeOp: builds the normalised op from the operand signatures, or throws the rule broken.
     package static func record(
-        _ name: String, _ operands: [Tensor], at location: SourceLocation?,
+        _ name: @autoclosure () -> String, _ operands: [Tensor], at location: SourceLocation?,
         _ makeOp: ([TensorSignature]) throws(RuleViolation) -> Op
     ) -> Tensor {
         if let failed = operands.first(where: { $0.error != nil }) { return failed }
@@ -21,7 +21,7 @@ extension Tensor {
         func failure(_ violation: RuleViolation) -> Tensor {
             Tensor(
                 failed: TensorError(
-                    violation.kind, op: name, operandShapes: signatures.map(\.shape), message: violation.message,
+                    violation.kind, op: name(), operandShapes: signatures.map(\.shape), message: violation.message,
                     location: location))
         }
         do {

@@ -79,4 +79,33 @@ struct VectorMathTests {
         let worst = Self.worstRelativeError(values + values.map { -$0 }, VectorMath.reciprocal) { 1 / $0 }
         #expect(worst.error <= 2 * Float.ulpOfOne, "worst \(worst.error) at \(worst.at)")
     }
+
+    /// The row reduction at every length to 70 (all of the 32-lane blocks, 8-lane blocks and scalar
+    /// tail): 1, 2, ..., n sum to n(n+1)/2 and multiply to n! exactly in Float while small; the
+    /// extremes are n and 1; a NaN anywhere makes an extreme NaN.
+    @Test func rowReductionsAtEveryLength() {
+        for n in 0...70 {
+            let row = (0..<n).map { Float($0 + 1) }
+            // An empty row still needs an address; its one element is never read.
+            (row.isEmpty ? [Float.nan] : row).withUnsafeBufferPointer { buffer in
+                guard let x = buffer.baseAddress else { return }
+                #expect(OpenBLASBackend.reduceRow(.sum, x, n) == Float(n * (n + 1) / 2), "sum of \(n)")
+                #expect(OpenBLASBackend.reduceRow(.maximum, x, n) == (n == 0 ? -.infinity : Float(n)), "max of \(n)")
+                #expect(OpenBLASBackend.reduceRow(.minimum, x, n) == (n == 0 ? .infinity : 1), "min of \(n)")
+                if n <= 12 {
+                    let factorial = (0..<n).reduce(Float(1)) { $0 * Float($1 + 1) }
+                    #expect(OpenBLASBackend.reduceRow(.product, x, n) == factorial, "product of \(n)")
+                }
+            }
+            for position in 0..<n {
+                var withNaN = row
+                withNaN[position] = .nan
+                withNaN.withUnsafeBufferPointer { buffer in
+                    guard let x = buffer.baseAddress else { return }
+                    #expect(OpenBLASBackend.reduceRow(.maximum, x, n).isNaN, "max of \(n), NaN at \(position)")
+                    #expect(OpenBLASBackend.reduceRow(.minimum, x, n).isNaN, "min of \(n), NaN at \(position)")
+                }
+            }
+        }
+    }
 }

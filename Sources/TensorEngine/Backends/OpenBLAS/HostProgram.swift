@@ -144,13 +144,18 @@ struct HostProgram: Sendable {
     }
 }
 
-/// Programs by region, so a region run again (every run of a cached plan) is lowered once.
+/// Programs by region, so a region run again (every run of a cached plan) is lowered once: kept
+/// with the region, and by value for equal regions of other plans.
 enum HostPrograms {
     /// Regions kept; the table is emptied when it fills (regions of one process are few).
     static let capacity = 4096
     private static let table = Guarded<[FusedRegion: HostProgram]>([:])
 
     static func program(for region: FusedRegion) -> HostProgram {
+        region.compiled.form(HostProgram.self) { shared(region) }
+    }
+
+    private static func shared(_ region: FusedRegion) -> HostProgram {
         if let program = table.withLock({ $0[region] }) { return program }
         let program = HostProgram(region)
         table.withLock { table in

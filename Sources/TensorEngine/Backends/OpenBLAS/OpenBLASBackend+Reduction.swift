@@ -55,52 +55,56 @@ extension OpenBLASBackend {
         return result
     }
 
-    /// Reduces one contiguous row with four vector accumulators (32 lanes).
+    /// Reduces one contiguous row with four vector accumulators (32 lanes); a NaN wins in the
+    /// extremes. The monoid is chosen once per row, so each loop is specialised to its operation.
     static func reduceRow(_ monoid: ReductionMonoid, _ x: UnsafePointer<Float>, _ n: Int) -> Float {
-        let identity = Float(monoid.identity)
-        var accumulators = (FloatVector(repeating: identity), FloatVector(repeating: identity), FloatVector(repeating: identity), FloatVector(repeating: identity))
-        var sawNaN = false
-        @inline(__always) func step(_ acc: inout FloatVector, _ v: FloatVector) {
-            switch monoid {
-            case .sum: acc += v
-            case .product: acc *= v
-            case .maximum: acc = VectorMath.greater(acc, v); sawNaN = sawNaN || any(v .!= v)
-            case .minimum: acc = VectorMath.lesser(acc, v); sawNaN = sawNaN || any(v .!= v)
-            }
+        switch monoid {
+        case .sum: reduceRow(RowSum.self, x, n)
+        case .product: reduceRow(RowProduct.self, x, n)
+        case .maximum: reduceRow(RowMaximum.self, x, n)
+        case .minimum: reduceRow(RowMinimum.self, x, n)
         }
+    }
+
+    /// The row loop for one operation: no switch per block, NaNs tracked without a branch.
+    @inline(__always)
+    static func reduceRow<R: RowReduction>(_: R.Type, _ x: UnsafePointer<Float>, _ n: Int) -> Float {
+        let start = FloatVector(repeating: R.identity)
+        var accumulators = (start, start, start, start)
+        var nan: UInt8 = 0  // not a Bool: `||` would branch on every block
         var i = 0
         while i + 32 <= n {
-            step(&accumulators.0, BlockKernels.load(x + i))
-            step(&accumulators.1, BlockKernels.load(x + i + 8))
-            step(&accumulators.2, BlockKernels.load(x + i + 16))
-            step(&accumulators.3, BlockKernels.load(x + i + 24))
+            let v = (
+                BlockKernels.load(x + i), BlockKernels.load(x + i + 8), BlockKernels.load(x + i + 16),
+                BlockKernels.load(x + i + 24)
+            )
+            accumulators = (
+                R.combine(accumulators.0, v.0), R.combine(accumulators.1, v.1), R.combine(accumulators.2, v.2),
+                R.combine(accumulators.3, v.3)
+            )
+            if R.isExtreme { nan |= any((v.0 .!= v.0) .| (v.1 .!= v.1) .| (v.2 .!= v.2) .| (v.3 .!= v.3)) ? 1 : 0 }
             i += 32
         }
         while i + 8 <= n {
-            step(&accumulators.0, BlockKernels.load(x + i))
+            let v = BlockKernels.load(x + i)
+            accumulators.0 = R.combine(accumulators.0, v)
+            if R.isExtreme { nan |= any(v .!= v) ? 1 : 0 }
             i += 8
         }
-        step(&accumulators.0, accumulators.1)
-        step(&accumulators.2, accumulators.3)
-        step(&accumulators.0, accumulators.2)
-        var total = identity
-        for lane in 0..<8 { total = combine(monoid, total, accumulators.0[lane]) }
+        let eight = R.combine(R.combine(accumulators.0, accumulators.1), R.combine(accumulators.2, accumulators.3))
+        // Folded in halves with lanes swapped (8 → 4 → 2 → 1), all in vector registers: a loop
+        // over lanes here is scalarised, masks and all, and made softmax over rows of 128 about
+        // a quarter slower.
+        let four = R.combine(eight, FloatVector(lowHalf: eight.highHalf, highHalf: eight.lowHalf))
+        let two = R.combine(four, four[SIMD8(2, 3, 0, 1, 6, 7, 4, 5)])
+        let one = R.combine(two, two[SIMD8(1, 0, 3, 2, 5, 4, 7, 6)])
+        var total = one[0]
         while i < n {
-            total = combine(monoid, total, x[i])
-            sawNaN = sawNaN || x[i].isNaN
+            total = R.combine(total, x[i])
+            if R.isExtreme { nan |= x[i].isNaN ? 1 : 0 }
             i += 1
         }
-        return sawNaN ? .nan : total
-    }
-
-    @inline(__always)
-    static func combine(_ monoid: ReductionMonoid, _ a: Float, _ b: Float) -> Float {
-        switch monoid {
-        case .sum: a + b
-        case .product: a * b
-        case .maximum: a.isNaN || b.isNaN ? .nan : Swift.max(a, b)
-        case .minimum: a.isNaN || b.isNaN ? .nan : Swift.min(a, b)
-        }
+        return nan != 0 ? .nan : total
     }
 
     /// `target[i] = combine(target[i], row[i])` for a whole row.
@@ -140,4 +144,45 @@ extension OpenBLASBackend {
         withExtendedLifetime(owner) {}
         return result
     }
+}
+
+/// One reduction's operation on vectors and on scalars, for ``OpenBLASBackend/reduceRow(_:_:_:)``.
+protocol RowReduction {
+    static var identity: Float { get }
+    /// Whether NaNs must be tracked apart (the extremes' `combine` passes over them).
+    static var isExtreme: Bool { get }
+    static func combine(_ a: FloatVector, _ b: FloatVector) -> FloatVector
+    static func combine(_ a: Float, _ b: Float) -> Float
+}
+
+enum RowSum: RowReduction {
+    static var identity: Float { 0 }
+    static var isExtreme: Bool { false }
+    @inline(__always) static func combine(_ a: FloatVector, _ b: FloatVector) -> FloatVector { a + b }
+    @inline(__always) static func combine(_ a: Float, _ b: Float) -> Float { a + b }
+}
+
+enum RowProduct: RowReduction {
+    static var identity: Float { 1 }
+    static var isExtreme: Bool { false }
+    @inline(__always) static func combine(_ a: FloatVector, _ b: FloatVector) -> FloatVector { a * b }
+    @inline(__always) static func combine(_ a: Float, _ b: Float) -> Float { a * b }
+}
+
+enum RowMaximum: RowReduction {
+    static var identity: Float { -.infinity }
+    static var isExtreme: Bool { true }
+    @inline(__always) static func combine(_ a: FloatVector, _ b: FloatVector) -> FloatVector {
+        a.replacing(with: b, where: b .> a)
+    }
+    @inline(__always) static func combine(_ a: Float, _ b: Float) -> Float { b > a ? b : a }
+}
+
+enum RowMinimum: RowReduction {
+    static var identity: Float { .infinity }
+    static var isExtreme: Bool { true }
+    @inline(__always) static func combine(_ a: FloatVector, _ b: FloatVector) -> FloatVector {
+        a.replacing(with: b, where: b .< a)
+    }
+    @inline(__always) static func combine(_ a: Float, _ b: Float) -> Float { b < a ? b : a }
 }
