@@ -73,18 +73,19 @@ package struct KernelRegistry<B: Backend>: Sendable {
     typealias Run = @Sendable (B, Op, [Value], TensorSignature) throws(TensorError) -> Value
     typealias RunRegion = @Sendable (B, FusedRegion, [Value], TensorSignature) throws(TensorError) -> Value
 
-    private struct Entry: Sendable {
+    /// A kernel (an op's or a region's) and when it applies.
+    private struct Candidate<Kernel: Sendable>: Sendable {
         let condition: KernelCondition<B>
-        let run: Run
+        let run: Kernel
     }
 
-    private var entries: [[Entry]] = Array(repeating: [], count: OpKind.allCases.count)
-    private var fused: [(condition: KernelCondition<B>, run: RunRegion)] = []
+    private var entries: [[Candidate<Run>]] = Array(repeating: [], count: OpKind.allCases.count)
+    private var fused: [Candidate<RunRegion>] = []
     private var requirements: [KernelCondition<B>] = []
 
     /// A kernel for each of `kinds`, used when `condition` holds.
     mutating func register(_ kinds: [OpKind], when condition: KernelCondition<B> = .always, _ run: @escaping Run) {
-        for kind in kinds { entries[kind.rawValue].append(Entry(condition: condition, run: run)) }
+        for kind in kinds { entries[kind.rawValue].append(Candidate(condition: condition, run: run)) }
     }
 
     mutating func register(_ kind: OpKind, when condition: KernelCondition<B> = .always, _ run: @escaping Run) {
@@ -93,7 +94,7 @@ package struct KernelRegistry<B: Backend>: Sendable {
 
     /// A kernel for whole fused regions, used when `condition` holds.
     mutating func registerFused(when condition: KernelCondition<B> = .always, _ run: @escaping RunRegion) {
-        fused.append((condition, run))
+        fused.append(Candidate(condition: condition, run: run))
     }
 
     /// A condition every kernel of the backend needs (a device's limits).
@@ -111,24 +112,24 @@ package struct KernelRegistry<B: Backend>: Sendable {
 
     /// The kernel for an op: the first registered one whose condition holds.
     func kernel(for op: Op, _ backend: B, _ query: KernelQuery) -> Result<Run, KernelMiss> {
-        let candidates = entries[op.kind.rawValue]
-        guard !candidates.isEmpty else { return .failure(.notRegistered) }
-        if let reason = requirementsFail(backend, query) { return .failure(.conditions(reason)) }
-        var reasons: [String] = []
-        for entry in candidates {
-            guard let reason = entry.condition.check(backend, query) else { return .success(entry.run) }
-            reasons.append(reason)
-        }
-        return .failure(.conditions(reasons.joined(separator: "; ")))
+        firstApplicable(entries[op.kind.rawValue], backend, query)
     }
 
     /// The fused-region kernel that applies, if one is registered.
     func fusedKernel(_ backend: B, _ query: KernelQuery) -> Result<RunRegion, KernelMiss> {
-        guard !fused.isEmpty else { return .failure(.notRegistered) }
+        firstApplicable(fused, backend, query)
+    }
+
+    /// The first candidate whose condition holds once the backend's requirements do, or every
+    /// reason that none applies.
+    private func firstApplicable<Kernel>(
+        _ candidates: [Candidate<Kernel>], _ backend: B, _ query: KernelQuery
+    ) -> Result<Kernel, KernelMiss> {
+        guard !candidates.isEmpty else { return .failure(.notRegistered) }
         if let reason = requirementsFail(backend, query) { return .failure(.conditions(reason)) }
         var reasons: [String] = []
-        for entry in fused {
-            guard let reason = entry.condition.check(backend, query) else { return .success(entry.run) }
+        for candidate in candidates {
+            guard let reason = candidate.condition.check(backend, query) else { return .success(candidate.run) }
             reasons.append(reason)
         }
         return .failure(.conditions(reasons.joined(separator: "; ")))
