@@ -25,8 +25,11 @@ extension OpenBLASBackend {
         let movedShape = order.map { input.shape[$0] }
         let moved = input.with(input.layout.permuted(order))
         let (source, sourceOwner) = try contiguous(moved)
-        let (rowsValue, rowsBuffer) = try allocate(TensorSignature(shape: movedShape, scalarType: .float32), for: op.name)
-        Self.runRows(row, UnsafePointer(source.assumingMemoryBound(to: Float.self)), rowsBuffer.elements(as: Float.self), rows: rows, length: extent)
+        let (rowsValue, rowsBuffer) = try allocate(
+            TensorSignature(shape: movedShape, scalarType: .float32), for: op.name)
+        Self.runRows(
+            row, UnsafePointer(source.assumingMemoryBound(to: Float.self)), rowsBuffer.elements(as: Float.self),
+            rows: rows, length: extent)
         var inverse = [Int](repeating: 0, count: rank)
         for (position, original) in order.enumerated() { inverse[original] = position }
         let (result, buffer) = try allocate(output, for: op.name)
@@ -36,9 +39,12 @@ extension OpenBLASBackend {
     }
 
     @inline(__always)
-    static func runRows(_ row: RowKernel, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Int, length: Int) {
+    static func runRows(
+        _ row: RowKernel, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Int, length: Int
+    ) {
         guard length > 0 else { return }
-        Parallel.forEachRange(rows, parts: Parallel.workerCount(forElements: rows * length, costPerElement: 4)) { range in
+        let parts = Parallel.workerCount(forElements: rows * length, costPerElement: 4)
+        Parallel.forEachRange(rows, parts: parts) { range in
             for index in range { row(x + index * length, out + index * length, length) }
         }
     }

@@ -1,7 +1,9 @@
 extension OpenBLASBackend {
     /// The input as row-major `[outer, extent, inner]` around the reduced axes: a view when the
     /// reduced axes are adjacent and the input is row-major, else a copy with them moved last.
-    func grouped(_ input: Value, axes: [Int]) throws(TensorError) -> (pointer: UnsafePointer<Float>, outer: Int, extent: Int, inner: Int, keepAlive: Value) {
+    func grouped(_ input: Value, axes: [Int]) throws(TensorError) -> (
+        pointer: UnsafePointer<Float>, outer: Int, extent: Int, inner: Int, keepAlive: Value
+    ) {
         let shape = input.shape
         let extent = axes.reduce(1) { $0 * shape[$1] }
         let adjacent = axes.isEmpty || axes.last.map { $0 - axes[0] + 1 == axes.count } ?? true
@@ -13,7 +15,10 @@ extension OpenBLASBackend {
         let kept = shape.indices.filter { !axes.contains($0) }
         let moved = input.with(input.layout.permuted(kept + axes))
         let (pointer, owner) = try contiguous(moved)
-        return (UnsafePointer(pointer.assumingMemoryBound(to: Float.self)), kept.reduce(1) { $0 * shape[$1] }, extent, 1, owner)
+        return (
+            UnsafePointer(pointer.assumingMemoryBound(to: Float.self)), kept.reduce(1) { $0 * shape[$1] }, extent, 1,
+            owner
+        )
     }
 
     /// Sums, means, products and extremes along the op's axes, or the index of an extreme.
@@ -42,7 +47,9 @@ extension OpenBLASBackend {
         } else {
             // Columns: combine whole rows of `inner` elements, vectorised along the row.
             let identity = Float(monoid.identity)
-            Parallel.forEachRange(outer * inner, parts: Parallel.workerCount(forElements: outer * extent * inner), alignment: inner) { range in
+            Parallel.forEachRange(
+                outer * inner, parts: Parallel.workerCount(forElements: outer * extent * inner), alignment: inner
+            ) { range in
                 for o in range.lowerBound / inner..<(range.upperBound + inner - 1) / inner {
                     let target = out + o * inner
                     target.update(repeating: identity, count: inner)
@@ -105,22 +112,33 @@ extension OpenBLASBackend {
     }
 
     /// `target[i] = combine(target[i], row[i])` for a whole row.
-    static func combine(_ monoid: ReductionMonoid, _ target: UnsafeMutablePointer<Float>, _ row: UnsafePointer<Float>, _ n: Int) {
+    static func combine(
+        _ monoid: ReductionMonoid, _ target: UnsafeMutablePointer<Float>, _ row: UnsafePointer<Float>, _ n: Int
+    ) {
         switch monoid {
         case .sum: BlockKernels.map(n, UnsafePointer(target), row, target) { $0 + $1 }
         case .product: BlockKernels.map(n, UnsafePointer(target), row, target) { $0 * $1 }
-        case .maximum: BlockKernels.map(n, UnsafePointer(target), row, target) { VectorMath.propagatingNaN(VectorMath.greater($0, $1), $0, $1) }
-        case .minimum: BlockKernels.map(n, UnsafePointer(target), row, target) { VectorMath.propagatingNaN(VectorMath.lesser($0, $1), $0, $1) }
+        case .maximum:
+            BlockKernels.map(n, UnsafePointer(target), row, target) {
+                VectorMath.propagatingNaN(VectorMath.greater($0, $1), $0, $1)
+            }
+        case .minimum:
+            BlockKernels.map(n, UnsafePointer(target), row, target) {
+                VectorMath.propagatingNaN(VectorMath.lesser($0, $1), $0, $1)
+            }
         }
     }
 
     /// The first index of the extreme along the op's one axis; a NaN wins.
-    func indexOfExtreme(_ op: Op, _ monoid: ReductionMonoid, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+    func indexOfExtreme(
+        _ op: Op, _ monoid: ReductionMonoid, _ input: Value, _ output: TensorSignature
+    ) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: op.name)
         let out = buffer.elements(as: Int32.self)
         let (x, outer, extent, inner, owner) = try grouped(input, axes: op.axes)
         let maximum = monoid == .maximum
-        Parallel.forEachRange(outer * inner, parts: Parallel.workerCount(forElements: outer * extent * inner)) { range in
+        let parts = Parallel.workerCount(forElements: outer * extent * inner)
+        Parallel.forEachRange(outer * inner, parts: parts) { range in
             for line in range {
                 let (o, i) = (line / inner, line % inner)
                 let base = x + o * extent * inner + i
