@@ -5,7 +5,9 @@ import Foundation
 /// A plan whose estimated peak exceeds the limit fails before running anything, with an error that
 /// names the largest tensor, instead of being killed by the operating system halfway through. Set
 /// it per task with ``withMemoryLimit(_:_:)`` or per process with `TENSORENGINE_MEMORY_LIMIT`
-/// (bytes, or with a `K`, `M` or `G` suffix). By default there is no limit beyond the machine's.
+/// (bytes, or with a `K`, `M` or `G` suffix; any other value, or one over `Int.max` bytes, makes
+/// every evaluation fail with ``TensorError/Kind/invalidArgument``). By default there is no limit
+/// beyond the machine's.
 public enum MemoryLimit {
     @TaskLocal static var scoped: Int?
 
@@ -14,19 +16,37 @@ public enum MemoryLimit {
         let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
         let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
         if let last = trimmed.last, let multiplier = multipliers[last] {
-            return Int(trimmed.dropLast()).map { $0 * multiplier }
+            guard let count = Int(trimmed.dropLast()) else { return nil }
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: multiplier)
+            return overflow ? nil : bytes
         }
         return Int(trimmed)
     }
 
-    static let environment: Int? = ProcessInfo.processInfo.environment["TENSORENGINE_MEMORY_LIMIT"].flatMap(parse)
+    /// `TENSORENGINE_MEMORY_LIMIT` as set: `nil` when unset, else its value parsed (`nil` inside
+    /// when it is not a byte count, which every evaluation then reports).
+    static let environment: (text: String, bytes: Int?)? = ProcessInfo.processInfo
+        .environment["TENSORENGINE_MEMORY_LIMIT"].map { ($0, parse($0)) }
 
-    /// The limit in force: the task-local one, else the environment's, else none.
-    static var current: Int? { scoped ?? environment }
+    /// The limit in force: the task-local one, else the environment's, else none; an error when
+    /// the environment's is not a byte count.
+    static var current: Int? {
+        get throws(TensorError) {
+            if let scoped { return scoped }
+            guard let environment else { return nil }
+            guard let bytes = environment.bytes else {
+                throw TensorError(
+                    .invalidArgument, op: "evaluate",
+                    message: "TENSORENGINE_MEMORY_LIMIT=\(environment.text) is not a byte count (bytes, or a number "
+                        + "with a K, M or G suffix, at most \(Int.max) bytes)")
+            }
+            return bytes
+        }
+    }
 
     /// Throws ``TensorError/Kind/memoryLimitExceeded`` when the plan's peak exceeds the limit.
     static func check(_ plan: Plan) throws(TensorError) {
-        guard let limit = current else { return }
+        guard let limit = try current else { return }
         let peak = ComputePlan(plan, cached: false).estimatedPeakBytes
         guard peak > limit else { return }
         let largest = plan.steps.map(plan.node(of:)).max { $0.signature.byteCount < $1.signature.byteCount }

@@ -83,6 +83,8 @@ package struct Layout: Sendable, Hashable {
     /// Possible when the layout is contiguous, or when the reshape only inserts or removes size-1
     /// axes (the other axes keep their strides).
     func reshaped(_ newShape: [Int]) -> Layout? {
+        // Checked first: the strides of a shape with another (or an overflowing) count are meaningless.
+        guard Shape.elementCount(newShape) == elementCount else { return nil }
         if isContiguous {
             return Layout(shape: newShape, strides: Shape.contiguousStrides(newShape), offset: offset)
         }

@@ -35,6 +35,19 @@ extension Tensor {
         }
     }
 
+    /// A tensor carrying the error when a tensor of `shape` and `type` cannot exist (a negative
+    /// dimension, or more bytes than the machine has), checked before its elements are made.
+    static func sizeFailure(
+        _ shape: [Int], _ type: ScalarType, op: String, at location: SourceLocation?
+    ) -> Tensor? {
+        do throws(RuleViolation) {
+            try checkSize(shape, type)
+            return nil
+        } catch {
+            return Tensor(failed: TensorError(error.kind, op: op, operandShapes: [], message: error.message, location: location))
+        }
+    }
+
     /// A rank-0 constant of the given type.
     static func scalar(_ value: Double, _ type: ScalarType) -> Tensor {
         switch type {
@@ -109,8 +122,15 @@ extension Tensor {
             self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be finite and non-zero, the bounds finite", location: location))
             return
         }
-        let count = Swift.max(0, Int(((end - start) / stride).rounded(.up)))
-        self = Tensor.constant((0..<count).map { start + Float($0) * stride }, shape: [count], op: "init(rangeFrom:to:by:)", at: location)
+        let steps = Swift.max(0, ((Double(end) - Double(start)) / Double(stride)).rounded(.up))
+        let op = "init(rangeFrom:to:by:)"
+        // Sized before any element is made: a range of 10¹² values is an error, not minutes of work.
+        let count = steps < Double(Int.max) ? Int(steps) : Int.max
+        if let failed = Tensor.sizeFailure([count], .float32, op: op, at: location) {
+            self = failed
+            return
+        }
+        self = Tensor.constant((0..<count).map { start + Float($0) * stride }, shape: [count], op: op, at: location)
     }
 
     /// A rank-1 `Int32` tensor of the values `start, start + stride, ...` below `end` (above it for
@@ -120,6 +140,12 @@ extension Tensor {
         let location = SourceLocation(file, line)
         guard stride != 0 else {
             self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be non-zero", location: location))
+            return
+        }
+        let span = Int(end) - Int(start)
+        let count = Swift.max(0, (span + Int(stride) - (stride > 0 ? 1 : -1)) / Int(stride))
+        if let failed = Tensor.sizeFailure([count], .int32, op: "init(rangeFrom:to:by:)", at: location) {
+            self = failed
             return
         }
         let values = Swift.stride(from: Int(start), to: Int(end), by: Int(stride)).map { Int32($0) }
@@ -132,6 +158,10 @@ extension Tensor {
         let location = SourceLocation(file, line)
         guard count >= 0 else {
             self = Tensor(failed: TensorError(.invalidArgument, op: "init(linearSpaceFrom:through:count:)", message: "count \(count) is negative", location: location))
+            return
+        }
+        if let failed = Tensor.sizeFailure([count], .float32, op: "init(linearSpaceFrom:through:count:)", at: location) {
+            self = failed
             return
         }
         let step = count > 1 ? (Double(end) - Double(start)) / Double(count - 1) : 0

@@ -51,6 +51,17 @@ extension Tensor {
         }
     }
 
+    /// The sum of `values`, or `nil` when it overflows.
+    static func checkedSum(_ values: [Int]) -> Int? {
+        var total = 0
+        for value in values {
+            let (sum, overflow) = total.addingReportingOverflow(value)
+            guard !overflow else { return nil }
+            total = sum
+        }
+        return total
+    }
+
     /// Normalises an axis in `-rank..<rank` to `0..<rank`.
     static func normalize(axis: Int, rank: Int) throws(RuleViolation) -> Int {
         let normalized = axis < 0 ? axis + rank : axis

@@ -6,10 +6,12 @@ extension Tensor {
         guard let node else { return self }
         var resolved = newShape
         if let inferred = newShape.firstIndex(of: -1), newShape.filter({ $0 == -1 }).count == 1 {
-            let known = newShape.filter { $0 != -1 }.reduce(1, *)
-            if known > 0, scalarCount % known == 0 { resolved[inferred] = scalarCount / known }
+            // Checked: the other dimensions may be anything a caller passes, `Int.max` included.
+            if let known = Shape.elementCount(newShape.filter { $0 != -1 }), known > 0, scalarCount % known == 0 {
+                resolved[inferred] = scalarCount / known
+            }
         }
-        let needsCopy = node.layout.reshaped(resolved) == nil && Shape.elementCount(resolved) == scalarCount
+        let needsCopy = Shape.elementCount(resolved) == scalarCount && node.layout.reshaped(resolved) == nil
         let source = needsCopy ? Tensor.record(.contiguous, [self], at: location) : self
         return Tensor.record("reshape", [source], at: location) { _ throws(RuleViolation) in .reshape(resolved) }
     }
@@ -101,7 +103,7 @@ extension Tensor {
         let location = SourceLocation(file, line)
         do throws(RuleViolation) {
             let axis = try Tensor.normalize(axis: axis, rank: rank)
-            guard sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) == shape[axis] else {
+            guard sizes.allSatisfy({ $0 >= 0 }), Tensor.checkedSum(sizes) == shape[axis] else {
                 throw RuleViolation(.invalidArgument, "sizes \(sizes) do not add up to \(shape[axis]), the size of axis \(axis)")
             }
             var start = 0
@@ -123,10 +125,14 @@ extension Tensor {
         guard multiples.count == rank, multiples.allSatisfy({ $0 >= 0 }) else {
             return Tensor(failed: TensorError(.invalidArgument, op: "tiled", operandShapes: [shape], message: "multiples \(multiples) must be \(rank) non-negative counts", location: location))
         }
+        let tiledShape = zip(multiples, shape).map { $0.multipliedReportingOverflow(by: $1) }
+        guard tiledShape.allSatisfy({ !$0.overflow }), Shape.elementCount(tiledShape.map(\.partialValue)) != nil else {
+            return Tensor(failed: TensorError(.tooLarge, op: "tiled", operandShapes: [shape], message: "multiples \(multiples) of \(describe(shape)) give more elements than an Int counts", location: location))
+        }
         let interleaved = shape.flatMap { [1, $0] }
         let repeated = zip(multiples, shape).flatMap { [$0, $1] }
         return reshaped(to: interleaved, file: file, line: line).broadcast(to: repeated, file: file, line: line)
-            .reshaped(to: zip(multiples, shape).map(*), file: file, line: line)
+            .reshaped(to: tiledShape.map(\.partialValue), file: file, line: line)
     }
 
     /// The tensor with `value` added before and after each axis.
