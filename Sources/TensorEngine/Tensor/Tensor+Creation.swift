@@ -122,10 +122,11 @@ extension Tensor {
             self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be finite and non-zero, the bounds finite", location: location))
             return
         }
-        let steps = Swift.max(0, ((Double(end) - Double(start)) / Double(stride)).rounded(.up))
+        // Counted in Float, as the values are; an infinite or huge count (the bounds' difference
+        // may overflow) is refused before any element is made, as is a range of 10¹² values.
+        let steps = Swift.max(0, ((end - start) / stride).rounded(.up))
         let op = "init(rangeFrom:to:by:)"
-        // Sized before any element is made: a range of 10¹² values is an error, not minutes of work.
-        let count = steps < Double(Int.max) ? Int(steps) : Int.max
+        let count = steps < Float(Int.max) ? Int(steps) : Int.max
         if let failed = Tensor.sizeFailure([count], .float32, op: op, at: location) {
             self = failed
             return

@@ -39,6 +39,7 @@ struct ExtremeArgumentTests {
     @Test func rangesSizedBeforeTheirElementsAreMade() {
         #expect(Tensor(rangeFrom: 0, to: 1e12, by: 1).error?.kind == .tooLarge)
         #expect(Tensor(rangeFrom: 0, to: Float.greatestFiniteMagnitude, by: 1e-30).error?.kind == .tooLarge)
+        #expect(Tensor(rangeFrom: -.greatestFiniteMagnitude, to: .greatestFiniteMagnitude, by: 1).error?.kind == .tooLarge)
         #expect(Tensor(rangeFrom: 0, to: 1, by: .infinity).error?.kind == .invalidArgument)
         #expect(Tensor(rangeFrom: 0, to: 1, by: .nan).error?.kind == .invalidArgument)
         #expect(Tensor(rangeFrom: 0, to: 10, by: -1).shape == [0], "a stride away from the end: empty")
