@@ -43,6 +43,8 @@ struct ExtremeArgumentTests {
         #expect(Tensor(rangeFrom: 0, to: 1, by: .infinity).error?.kind == .invalidArgument)
         #expect(Tensor(rangeFrom: 0, to: 1, by: .nan).error?.kind == .invalidArgument)
         #expect(Tensor(rangeFrom: 0, to: 10, by: -1).shape == [0], "a stride away from the end: empty")
+        // Counted in Float: 0.3 / 0.1 is 3 there (3.0000000745 in Double, which would add 0.3).
+        #expect(Tensor(rangeFrom: 0, to: 0.3, by: 0.1).shape == [3])
         #expect(Tensor(linearSpaceFrom: 0, through: 1, count: Int.max / 2).error?.kind == .tooLarge)
         #expect(Tensor(linearSpaceFrom: 0, through: 1, count: Int.max).error?.kind == .tooLarge)
         #expect(Tensor(linearSpaceFrom: 0, through: 1, count: Int.min).error?.kind == .invalidArgument)
