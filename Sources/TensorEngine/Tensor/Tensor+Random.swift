@@ -48,10 +48,13 @@ extension Tensor {
             self = Tensor(failed: TensorError(.scalarTypeMismatch, op: "init(randomNormal:)", message: "normal values need a floating-point type, not \(S.scalarType)", location: location))
             return
         }
-        guard let count = Shape.elementCount(shape), count <= Tensor.maximumByteCount else {
-            self = Tensor.constant([S](), shape: shape, op: "init(randomNormal:)", at: location)
+        // Sized in bytes before any value is generated (a shape that fits in memory as a count
+        // of elements may not as floats).
+        if let failed = Tensor.sizeFailure(shape, S.scalarType, op: "init(randomNormal:)", at: location) {
+            self = failed
             return
         }
+        let count = shape.reduce(1, *)
         let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
         self = Tensor.generated(shape, count: count, S.scalarType, op: "init(randomNormal:)", at: location) {
             Double(mean) + Double(standardDeviation) * generator.normal(UInt64($0))
@@ -65,10 +68,13 @@ extension Tensor {
         scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
     ) {
         let location = SourceLocation(file, line)
-        guard let count = Shape.elementCount(shape), count <= Tensor.maximumByteCount else {
-            self = Tensor.constant([S](), shape: shape, op: "init(randomUniform:)", at: location)
+        // Sized in bytes before any value is generated (a shape that fits in memory as a count
+        // of elements may not as floats).
+        if let failed = Tensor.sizeFailure(shape, S.scalarType, op: "init(randomUniform:)", at: location) {
+            self = failed
             return
         }
+        let count = shape.reduce(1, *)
         let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
         let low = Double(range.lowerBound)
         let width = Double(range.upperBound) - low

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TensorEngine
 
@@ -48,6 +49,17 @@ struct ExtremeArgumentTests {
         #expect(Tensor(linearSpaceFrom: 0, through: 1, count: Int.max / 2).error?.kind == .tooLarge)
         #expect(Tensor(linearSpaceFrom: 0, through: 1, count: Int.max).error?.kind == .tooLarge)
         #expect(Tensor(linearSpaceFrom: 0, through: 1, count: Int.min).error?.kind == .invalidArgument)
+    }
+
+    @Test func randomTensorsSizedInBytes() {
+        // More elements than the machine has bytes / 4, fewer than it has bytes: refused before
+        // any value is generated.
+        let elements = Int(clamping: ProcessInfo.processInfo.physicalMemory) / 2
+        #expect(Tensor(randomNormal: [elements], seed: 1).error?.kind == .tooLarge)
+        #expect(Tensor(randomUniform: [elements], seed: 1).error?.kind == .tooLarge)
+        #expect(Tensor(randomUniform: [Int.max, 2], seed: 1).error?.kind == .tooLarge)
+        #expect(Tensor(randomNormal: [-1], seed: 1).error?.kind == .invalidArgument)
+        #expect(Tensor(randomNormal: [2, 3], seed: 1).shape == [2, 3])
     }
 
     @Test func integerRangesCountedExactly() async throws {
