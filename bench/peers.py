@@ -14,7 +14,7 @@ Each framework runs only when it is installed. To install them in a virtual envi
 The minilm-* workloads (all-MiniLM-L6-v2, fetched by scripts/fetch-model.sh) run through
 sentence-transformers' `encode` on PyTorch, as `torch` rows, when it and the model are present.
 
-The workloads mirror Sources/TensorEngine/Workloads/Workload.swift (names, shapes, quick flags,
+The workloads mirror Sources/TensorEngineChecks/Workload.swift (names, shapes, quick flags,
 FLOP and byte counts); change both together. Timing follows tensorbench: the first run apart,
 warm-up runs until a tenth of the budget (at most 3), then runs until the budget is spent
 (at least 5, or 2 when one run takes over half the budget; at most --iterations);
@@ -74,7 +74,7 @@ WORKLOADS = [
 ]
 
 # The minilm-* workloads' sentences: the same as Workload.MiniLMSentences in
-# Sources/TensorEngine/Workloads/Workload+MiniLM.swift; change both together.
+# Sources/TensorEngineChecks/Workload+MiniLM.swift; change both together.
 MINILM_BATCH = [
     "The committee will meet again next Tuesday morning to discuss the budget for the coming year.",
     "A young woman is riding her red bicycle along the river on a warm and sunny afternoon.",
