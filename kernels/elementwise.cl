@@ -6,6 +6,7 @@
 // below for what C does not say the way the table does:
 //   - float values compute in float (float16 is loaded and stored through vload_half/vstore_half_rte);
 //   - int32 arithmetic wraps on overflow (computed on uint), x / 0 == 0, INT_MIN / -1 == INT_MIN;
+//     remainders truncate (the dividend's sign), x % 0 == 0, INT_MIN % -1 == 0;
 //   - float minimum/maximum propagate NaN;
 //   - comparisons give int 0 or 1.
 // Generated kernel argument convention:
@@ -28,6 +29,7 @@ inline int te_iadd(int a, int b) { return as_int(as_uint(a) + as_uint(b)); }
 inline int te_isub(int a, int b) { return as_int(as_uint(a) - as_uint(b)); }
 inline int te_imul(int a, int b) { return as_int(as_uint(a) * as_uint(b)); }
 inline int te_idiv(int a, int b) { return b == 0 ? 0 : ((a == INT_MIN && b == -1) ? INT_MIN : a / b); }
+inline int te_irem(int a, int b) { return (b == 0 || (a == INT_MIN && b == -1)) ? 0 : a % b; }
 inline int te_imin(int a, int b) { return b < a ? b : a; }
 inline int te_imax(int a, int b) { return b >= a ? b : a; }
 
@@ -50,6 +52,10 @@ inline int8 te_idiv8(int8 a, int8 b) {
     int8 overflow = (a == INT_MIN) & (b == -1);
     int8 q = a / select(b, (int8)(1), zero | overflow);
     return select(select(q, (int8)(0), zero), (int8)(INT_MIN), overflow);
+}
+inline int8 te_irem8(int8 a, int8 b) {
+    int8 undefined = (b == 0) | ((a == INT_MIN) & (b == -1));
+    return select(a % select(b, (int8)(1), undefined), (int8)(0), undefined);
 }
 inline float8 te_round_half8(float8 x) {
     ushort8 bits;

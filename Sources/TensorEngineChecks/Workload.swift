@@ -68,7 +68,7 @@ extension Workload {
     }
 
     static func random(_ shape: [Int], seed: Int, scale: Float = 1) -> Tensor {
-        Tensor(randomNormal: shape, standardDeviation: scale, seed: seed)
+        Tensor(randomNormal: shape, standardDeviation: scale, seed: UInt64(seed))
     }
 
     static func gemm(_ size: Int, quick: Bool) -> Workload {

@@ -41,6 +41,18 @@ enum Decompositions {
         }
     }
 
+    /// Whether every element along the axes is true: the least of them as integers is 1 (an
+    /// empty reduction gives `Int32.max`, so `all` of nothing is true).
+    static let all: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
+        x[0].cast(to: Int32.self).reduce(.min, axes: op.axes, keepRank: op.keepRank) .> 0
+    }
+
+    /// Whether some element along the axes is true: the greatest of them as integers is 1 (an
+    /// empty reduction gives `Int32.min`, so `any` of nothing is false).
+    static let any: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
+        x[0].cast(to: Int32.self).reduce(.max, axes: op.axes, keepRank: op.keepRank) .> 0
+    }
+
     /// `body` on `x`, widened to `Float` and rounded back when `x` is `Float16`.
     private static func inFloat(_ x: Tensor, _ body: (Tensor) -> Tensor) -> Tensor {
         guard x.dtype == .float16 else { return body(x) }

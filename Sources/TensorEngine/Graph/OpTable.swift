@@ -14,16 +14,16 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     // Elementwise, one operand
     case negate, abs, sign, exp, log, squareRoot, rsqrt, square, reciprocal
     case sin, cos, tanh, floor, ceil, round, sigmoid, relu, erf, gelu, silu, logicalNot
-    case asinh
+    case asinh, tan, asin, acos, atan, sinh, cosh, acosh, atanh, exp2
     // Elementwise, two operands
-    case add, subtract, multiply, divide, pow, minimum, maximum
-    case equal, notEqual, less, lessEqual, greater, greaterEqual, logicalAnd, logicalOr
+    case add, subtract, multiply, divide, remainder, pow, minimum, maximum
+    case equal, notEqual, less, lessEqual, greater, greaterEqual, logicalAnd, logicalOr, logicalXor
     // Elementwise, other
     case select, cast
     // Reductions
-    case sum, mean, max, min, product, argmax, argmin, variance
+    case sum, mean, max, min, product, argmax, argmin, variance, all, any
     // Along lines
-    case cumulativeSum, topK, softmax, logSoftmax, layerNorm
+    case cumulativeSum, cumulativeProduct, topK, softmax, logSoftmax, layerNorm
     // Matrix products
     case matmul
     // Views
@@ -72,10 +72,20 @@ extension OpKind {
         case .silu: return unary(.floats) { $0 * .apply(Op(.sigmoid), [$0]) }
         case .logicalNot: return unary(.bool, result: .bool) { .compare(.equal, $0, .literal(0)) }
         case .asinh: return unary(.floats) { .math(.asinh, [$0]) }
+        case .tan: return unary(.floats) { .math(.tan, [$0]) }
+        case .asin: return unary(.floats) { .math(.asin, [$0]) }
+        case .acos: return unary(.floats) { .math(.acos, [$0]) }
+        case .atan: return unary(.floats) { .math(.atan, [$0]) }
+        case .sinh: return unary(.floats) { .math(.sinh, [$0]) }
+        case .cosh: return unary(.floats) { .math(.cosh, [$0]) }
+        case .acosh: return unary(.floats) { .math(.acosh, [$0]) }
+        case .atanh: return unary(.floats) { .math(.atanh, [$0]) }
+        case .exp2: return unary(.floats) { .math(.exp2, [$0]) }
         case .add: return binary(.numeric) { $0 + $1 }
         case .subtract: return binary(.numeric) { $0 - $1 }
         case .multiply: return binary(.numeric) { $0 * $1 }
         case .divide: return binary(.numeric) { .arithmetic(.divide, $0, $1) }
+        case .remainder: return binary(.numeric) { .arithmetic(.remainder, $0, $1) }
         case .pow: return binary(.floats) { .math(.pow, [$0, $1]) }
         case .minimum: return binary(.numeric) { .arithmetic(.minimum, $0, $1) }
         case .maximum: return binary(.numeric) { .arithmetic(.maximum, $0, $1) }
@@ -87,6 +97,7 @@ extension OpKind {
         case .greaterEqual: return comparison(.greaterEqual, .numeric)
         case .logicalAnd: return binary(.bool, result: .bool) { .arithmetic(.minimum, $0 != 0, $1 != 0) }
         case .logicalOr: return binary(.bool, result: .bool) { .arithmetic(.maximum, $0 != 0, $1 != 0) }
+        case .logicalXor: return binary(.bool, result: .bool) { .compare(.notEqual, $0 != 0, $1 != 0) }
         case .select:
             return elementwise(.exactly(3), .masked(.all), variants: [.none]) { _, x in .select(x[0], x[1], x[2]) }
         case .cast:
@@ -107,7 +118,9 @@ extension OpKind {
                 shape: ShapeRules.reduction, cost: CostRules.reduction(flopsPerElement: 4), tolerance: .accumulating,
                 semantics: .composite(Decomposition(build: Decompositions.variance)),
                 samples: .reduction(.axes(specialValues: true)) { .reduction(self, axes: $0, keepRank: $1) })
-        case .cumulativeSum:
+        case .all: return logicalReduction(Decompositions.all)
+        case .any: return logicalReduction(Decompositions.any)
+        case .cumulativeSum, .cumulativeProduct:
             return OpDescriptor(
                 name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.numeric),
                 shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: 1), tolerance: .accumulating,
@@ -192,6 +205,15 @@ extension OpKind {
             cost: CostRules.reduction(flopsPerElement: 1), tolerance: result == .index ? .exact : .accumulating,
             semantics: .reduction(ReductionDefinition(monoid: monoid, result: result)),
             samples: .reduction(samples) { .reduction(self, axes: $0, keepRank: $1) })
+    }
+
+    /// `all` and `any`: a `Bool` reduction over axes, written with integer sums.
+    private func logicalReduction(_ decomposition: @escaping @Sendable (Op, [Tensor]) -> Tensor) -> OpDescriptor {
+        OpDescriptor(
+            name: caseName, category: .reduction, arity: .exactly(1), operandTypes: .uniform(.bool),
+            shape: ShapeRules.reduction, cost: CostRules.reduction(flopsPerElement: 2), tolerance: .exact,
+            semantics: .composite(Decomposition(build: decomposition)),
+            samples: .reduction(.axes(specialValues: false)) { .reduction(self, axes: $0, keepRank: $1) })
     }
 
     private func normalization(

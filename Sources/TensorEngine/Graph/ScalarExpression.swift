@@ -29,9 +29,11 @@ package indirect enum ScalarExpression: Sendable, Hashable {
 
 /// Two-operand arithmetic. Integers wrap on overflow; integer division truncates toward zero and
 /// `x / 0` is 0 (`Int32.min / -1` is `Int32.min`); `minimum` and `maximum` of floats are NaN when
-/// either operand is (NumPy's `minimum`/`maximum`).
+/// either operand is (NumPy's `minimum`/`maximum`). `remainder` truncates as Swift's `%` and C's
+/// `fmod` do (the result has the dividend's sign); an integer remainder by 0 is 0 (NumPy's
+/// `fmod`), a float one NaN.
 package enum ArithmeticOperator: Sendable, Hashable, CaseIterable {
-    case add, subtract, multiply, divide, minimum, maximum
+    case add, subtract, multiply, divide, remainder, minimum, maximum
 }
 
 /// Comparisons of two values of one domain.
@@ -201,7 +203,7 @@ extension ScalarExpression {
             switch node {
             case .operand, .literal, .apply: break
             case .negate, .absolute, .compare, .select: total += 1
-            case .arithmetic(let op, _, _): total += op == .divide ? 4 : 1
+            case .arithmetic(let op, _, _): total += op == .divide || op == .remainder ? 4 : 1
             case .math(let function, _): total += function.flops
             }
         }

@@ -75,21 +75,18 @@ extension ShapedArray {
             throw FileFormatError(.unsupportedDType, format: "npy", message: "the file holds \(header.scalarType), not \(Scalar.scalarType)")
         }
         let count = data.count / Swift.max(Scalar.scalarType.byteCount, 1)
-        // An empty file gets a plain empty array: `init(unsafeUninitializedCapacity:)` of 0 writes
-        // the count into the standard library's shared empty storage, a race under concurrency
-        // (ThreadSanitizer reports it when two tasks do so at once).
-        let scalars = count == 0 ? [] : [Scalar](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let source = data.baseAddress, let target = buffer.baseAddress {
+        self.init(unsafeUninitializedShape: header.shape) { buffer, _ in
+            if let source = data.baseAddress, let target = buffer.baseAddress, count == buffer.count {
                 UnsafeMutableRawPointer(target).copyMemory(from: source, byteCount: data.count)
             }
-            initialized = count
         }
-        self.init(unchecked: scalars, shape: header.shape)
     }
 
     /// The bytes of a `.npy` file (version 1.0; 2.0 for very high ranks) holding the array.
     public var npyData: Data {
-        scalars.withUnsafeBytes { NPY.encode(shape: shape, type: Scalar.scalarType, data: $0) }
+        withUnsafeShapedBufferPointer { scalars, shape, _ in
+            NPY.encode(shape: shape, type: Scalar.scalarType, data: UnsafeRawBufferPointer(scalars))
+        }
     }
 
     /// Writes the array to a `.npy` file, replacing it atomically.

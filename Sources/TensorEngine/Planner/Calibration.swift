@@ -178,7 +178,7 @@ package enum Calibration {
         },
     ]
 
-    private static func matmul(_ name: ProbeName, _ edge: Int, seed: Int, runs: Int, slowRuns: Int?) -> Probe {
+    private static func matmul(_ name: ProbeName, _ edge: Int, seed: UInt64, runs: Int, slowRuns: Int?) -> Probe {
         Probe(name: name, runs: runs, slowRuns: slowRuns) { _ throws(TensorError) in
             let (a, b) = (try input([edge, edge], seed), try input([edge, edge], seed + 1))
             return { a.matmul(b) }
@@ -322,7 +322,7 @@ package enum Calibration {
     // MARK: Measuring
 
     /// A probe input: a host constant, so that the probe measures the op, not the input's making.
-    private static func input(_ shape: [Int], _ seed: Int) throws(TensorError) -> Tensor {
+    private static func input(_ shape: [Int], _ seed: UInt64) throws(TensorError) -> Tensor {
         let t = Tensor(randomNormal: shape, seed: seed)
         if let error = t.error { throw error }
         return t

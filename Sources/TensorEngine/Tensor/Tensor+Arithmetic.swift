@@ -34,6 +34,18 @@ extension Tensor {
     @_disfavoredOverload
     public static func / (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.divide, lhs, rhs, at: nil) }
 
+    /// The remainder of elementwise division, with broadcasting: truncated, with the dividend's
+    /// sign, as Swift's `%` and `truncatingRemainder(dividingBy:)` (an integer `x % 0` is 0, a
+    /// float one NaN).
+    @_disfavoredOverload
+    public static func % (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.remainder, lhs, rhs, at: nil) }
+    /// The remainder of dividing every element by a scalar.
+    public static func % (lhs: Tensor, rhs: Float) -> Tensor { binary(.remainder, lhs, scalar: Double(rhs), at: nil) }
+    /// The remainder of dividing a scalar by every element.
+    public static func % (lhs: Float, rhs: Tensor) -> Tensor {
+        binary(.remainder, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    }
+
     /// Adds a scalar (converted to the tensor's scalar type) to every element.
     public static func + (lhs: Tensor, rhs: Float) -> Tensor { binary(.add, lhs, scalar: Double(rhs), at: nil) }
     /// Subtracts a scalar from every element.
@@ -62,6 +74,18 @@ extension Tensor {
     public static func *= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs * rhs }
     /// Divides in place.
     public static func /= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs / rhs }
+    /// Takes the remainder in place.
+    public static func %= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs % rhs }
+    /// Adds a scalar in place.
+    public static func += (lhs: inout Tensor, rhs: Float) { lhs = lhs + rhs }
+    /// Subtracts a scalar in place.
+    public static func -= (lhs: inout Tensor, rhs: Float) { lhs = lhs - rhs }
+    /// Multiplies by a scalar in place.
+    public static func *= (lhs: inout Tensor, rhs: Float) { lhs = lhs * rhs }
+    /// Divides by a scalar in place.
+    public static func /= (lhs: inout Tensor, rhs: Float) { lhs = lhs / rhs }
+    /// Takes the remainder by a scalar in place.
+    public static func %= (lhs: inout Tensor, rhs: Float) { lhs = lhs % rhs }
 
     /// The smaller of the two operands at each position (NaN if either is NaN), with broadcasting.
     @_disfavoredOverload
@@ -89,6 +113,39 @@ extension Tensor {
     public func clamped(to range: ClosedRange<Float>, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         pointwiseMax(range.lowerBound, file: file, line: line).pointwiseMin(range.upperBound, file: file, line: line)
     }
+
+    /// Each element at least the range's lower bound: `x.clamped(to: 0...)`.
+    public func clamped(to range: PartialRangeFrom<Float>, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        pointwiseMax(range.lowerBound, file: file, line: line)
+    }
+
+    /// Each element at most the range's upper bound: `x.clamped(to: ...1)`.
+    public func clamped(
+        to range: PartialRangeThrough<Float>, file: StaticString = #fileID, line: UInt = #line
+    ) -> Tensor {
+        pointwiseMin(range.upperBound, file: file, line: line)
+    }
+
+    /// Each element raised to the power in `exponent`, with broadcasting (as ``pow(_:_:file:line:)``).
+    @_disfavoredOverload
+    public func pow(_ exponent: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.binary(.pow, self, exponent, at: SourceLocation(file, line))
+    }
+
+    /// Each element raised to a scalar power: `x.pow(2)`.
+    public func pow(_ exponent: Float, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor.binary(.pow, self, scalar: Double(exponent), at: SourceLocation(file, line))
+    }
+}
+
+/// The smaller of the two operands at each position (NaN if either is NaN), with broadcasting.
+public func pointwiseMin(_ a: Tensor, _ b: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    Tensor.binary(.minimum, a, b, at: SourceLocation(file, line))
+}
+
+/// The larger of the two operands at each position (NaN if either is NaN), with broadcasting.
+public func pointwiseMax(_ a: Tensor, _ b: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    Tensor.binary(.maximum, a, b, at: SourceLocation(file, line))
 }
 
 /// Raises each element of `base` to the power in `exponent`, with broadcasting.

@@ -35,6 +35,8 @@ extension Tensor {
     public static func .& (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.logicalAnd, lhs, rhs, at: nil) }
     /// Logical or of two `Bool` tensors, with broadcasting.
     public static func .| (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.logicalOr, lhs, rhs, at: nil) }
+    /// Elementwise exclusive or of `Bool` tensors, with broadcasting.
+    public static func .^ (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.logicalXor, lhs, rhs, at: nil) }
     /// Logical not of a `Bool` tensor.
     public static prefix func .! (x: Tensor) -> Tensor { record(Op(.logicalNot), [x], at: nil) }
 

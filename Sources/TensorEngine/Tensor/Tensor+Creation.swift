@@ -84,9 +84,15 @@ extension Tensor {
         self = Tensor.constant(scalars, shape: shape, op: "init", at: SourceLocation(file, line))
     }
 
-    /// Creates a tensor from a shaped array.
+    /// Creates a tensor from a shaped array, sharing its scalars without a copy (a later write
+    /// to the array copies them first, so the tensor keeps the values it was made with).
     public init<S: TensorScalar>(_ shapedArray: ShapedArray<S>) {
-        self = Tensor.constant(shapedArray.scalars, shape: shapedArray.shape, op: "init", at: nil)
+        let (owner, start) = shapedArray.sharedMemory
+        let buffer = HostBuffer(
+            borrowing: UnsafeMutableRawPointer(start), byteCount: shapedArray.scalarCount * S.scalarType.byteCount,
+            owner: owner)
+        let value = Value(buffer: buffer, layout: Layout(contiguous: shapedArray.shape), scalarType: S.scalarType)
+        self = Tensor.constant(value: value, op: "init")
     }
 
     /// Creates a tensor of the given shape with every scalar equal to `repeatedValue`.

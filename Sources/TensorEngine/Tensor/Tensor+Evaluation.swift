@@ -3,8 +3,8 @@ extension Tensor {
     ///
     /// Throws the ``TensorError`` the tensor carries, a run-time error (an out-of-range gather
     /// index, a failed allocation, a backend failure), or ``TensorError/Kind/materialization`` when
-    /// `type` is not the tensor's scalar type. A result, once computed, is kept: asking again costs
-    /// nothing.
+    /// `type` is not the tensor's scalar type. A result, once computed, is kept, and the array shares
+    /// it without a copy: asking again, at any size, costs the same few microseconds.
     public func shapedArray<S: TensorScalar>(of type: S.Type, file: StaticString = #fileID, line: UInt = #line) async throws(TensorError) -> ShapedArray<S> {
         let location = SourceLocation(file, line)
         guard S.scalarType == dtype || error != nil else {
@@ -14,8 +14,8 @@ extension Tensor {
         guard let value = node?.storedResult, let buffer = value.buffer as? HostBuffer else {
             throw TensorError(.backendFailure, op: "shapedArray", message: "the evaluated tensor has no host result", location: location)
         }
-        let scalars = Array(UnsafeBufferPointer(start: buffer.elements(as: S.self) + value.layout.offset, count: scalarCount))
-        return ShapedArray(unchecked: scalars, shape: shape)
+        // The array shares the result (the node keeps it too, read-only): no copy at any size.
+        return ShapedArray(sharing: buffer, offset: value.layout.offset, shape: shape, count: scalarCount)
     }
 
     /// Evaluates several tensors in one plan, so subgraphs they share run once. Results are kept

@@ -48,6 +48,25 @@ extension Tensor {
     /// The inverse hyperbolic sine of each element: `log(x + √(x² + 1))`.
     public func asinh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.asinh, file, line) }
 
+    /// The tangent of each element (radians).
+    public func tan(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.tan, file, line) }
+    /// The arcsine of each element, in radians (NaN outside [-1, 1]).
+    public func asin(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.asin, file, line) }
+    /// The arccosine of each element, in radians (NaN outside [-1, 1]).
+    public func acos(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.acos, file, line) }
+    /// The arctangent of each element, in radians.
+    public func atan(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.atan, file, line) }
+    /// The hyperbolic sine of each element.
+    public func sinh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.sinh, file, line) }
+    /// The hyperbolic cosine of each element.
+    public func cosh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.cosh, file, line) }
+    /// The inverse hyperbolic cosine of each element (NaN below 1).
+    public func acosh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.acosh, file, line) }
+    /// The inverse hyperbolic tangent of each element (NaN outside [-1, 1], ±∞ at ±1).
+    public func atanh(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.atanh, file, line) }
+    /// 2ˣ of each element.
+    public func exp2(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.exp2, file, line) }
+
     /// SiLU (swish): `x · sigmoid(x)`.
     public func silu(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.silu, file, line) }
 
@@ -55,6 +74,12 @@ extension Tensor {
     /// elementwise op, fused with its neighbours.
     public func gelu(approximation: GELUApproximation = .none, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.record(.gelu(approximation), [self], at: SourceLocation(file, line))
+    }
+
+    /// The tensor converted to the scalar type of `other`.
+    public func cast(like other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        if other.error != nil { return other }
+        return Tensor.record(.cast(other.dtype), [self], at: SourceLocation(file, line))
     }
 
     /// The tensor converted to another scalar type (floats to integers truncate toward zero and

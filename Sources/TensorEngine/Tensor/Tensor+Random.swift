@@ -31,8 +31,8 @@ private func _log(_ x: Double) -> Double { log(x) }
 private func _cos(_ x: Double) -> Double { cos(x) }
 
 extension Tensor {
-    static func seedOrRandom(_ seed: Int?) -> UInt64 {
-        if let seed { return UInt64(bitPattern: Int64(seed)) }
+    static func seedOrRandom(_ seed: UInt64?) -> UInt64 {
+        if let seed { return seed }
         var generator = SystemRandomNumberGenerator()
         return generator.next()
     }
@@ -40,7 +40,7 @@ extension Tensor {
     /// A tensor of normally distributed values, generated on the host from a counter-based
     /// generator: the same `seed` gives the same values on every backend and run.
     public init<S: TensorScalar>(
-        randomNormal shape: [Int], mean: Float = 0, standardDeviation: Float = 1, seed: Int? = nil,
+        randomNormal shape: [Int], mean: Float = 0, standardDeviation: Float = 1, seed: UInt64? = nil,
         scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
     ) {
         let location = SourceLocation(file, line)
@@ -64,7 +64,7 @@ extension Tensor {
     /// A tensor of values uniformly distributed in `range`, generated on the host from a
     /// counter-based generator. For `Int32`, values are whole numbers in the range's bounds.
     public init<S: TensorScalar>(
-        randomUniform shape: [Int], in range: Range<Float> = 0..<1, seed: Int? = nil,
+        randomUniform shape: [Int], in range: Range<Float> = 0..<1, seed: UInt64? = nil,
         scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
     ) {
         let location = SourceLocation(file, line)
@@ -82,6 +82,31 @@ extension Tensor {
         self = Tensor.generated(shape, count: count, S.scalarType, op: "init(randomUniform:)", at: location) { n in
             let u = low + width * generator.unit(UInt64(n))
             return whole ? u.rounded(.down) : u
+        }
+    }
+
+    /// A tensor of whole numbers uniformly distributed in a closed range, generated on the host
+    /// from a counter-based generator (the same `seed` gives the same values everywhere).
+    ///
+    /// ```swift
+    /// let dice = Tensor(randomUniform: [10], in: Int32(1)...6, seed: 7)
+    /// ```
+    public init<S: TensorScalar & FixedWidthInteger>(
+        randomUniform shape: [Int], in range: ClosedRange<S>, seed: UInt64? = nil, scalarType: S.Type = S.self,
+        file: StaticString = #fileID, line: UInt = #line
+    ) {
+        let location = SourceLocation(file, line)
+        if let failed = Tensor.sizeFailure(shape, S.scalarType, op: "init(randomUniform:)", at: location) {
+            self = failed
+            return
+        }
+        let count = shape.reduce(1, *)
+        let generator = CounterRandom(seed: Tensor.seedOrRandom(seed))
+        // Counted in Double: the widest range of a 32-bit type has 2³² values, exactly representable.
+        let low = Double(range.lowerBound)
+        let width = Double(range.upperBound) - low + 1
+        self = Tensor.generated(shape, count: count, S.scalarType, op: "init(randomUniform:)", at: location) { n in
+            Swift.min(low + (width * generator.unit(UInt64(n))).rounded(.down), Double(range.upperBound))
         }
     }
 

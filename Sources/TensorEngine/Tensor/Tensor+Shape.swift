@@ -47,6 +47,11 @@ extension Tensor {
 
     /// Removes the given size-1 axes; naming an axis whose size is not 1 is an error.
     public func squeezingShape(at axes: Int..., file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        squeezingShape(at: axes, file: file, line: line)
+    }
+
+    /// Removes the given size-1 axes.
+    public func squeezingShape(at axes: [Int], file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         guard error == nil else { return self }
         do throws(RuleViolation) {
             let positions = try Tensor.normalize(axes: axes, rank: rank)
@@ -155,6 +160,26 @@ extension Tensor {
                     ? SliceDimension(start: shape[axis] - 1, count: shape[axis], step: -1)
                     : SliceDimension(start: 0, count: shape[axis], step: 1)
             })
+        }
+    }
+
+    /// The tensor followed by `other` along an axis (as ``init(concatenating:alongAxis:file:line:)``).
+    public func concatenated(with other: Tensor, alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        Tensor(concatenating: [self, other], alongAxis: axis, file: file, line: line)
+    }
+
+    /// The slices along an axis, each without that axis: the inverse of stacking.
+    ///
+    /// A tensor carrying an error, or an axis out of range, gives one tensor carrying the error.
+    public func unstacked(alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) -> [Tensor] {
+        guard error == nil else { return [self] }
+        let normalized: Int
+        do throws(RuleViolation) { normalized = try Tensor.normalize(axis: axis, rank: rank) } catch {
+            return [Tensor(failed: TensorError(error.kind, op: "unstacked", operandShapes: [shape], message: error.message, location: SourceLocation(file, line)))]
+        }
+        guard shape[normalized] > 0 else { return [] }
+        return split(count: shape[normalized], alongAxis: normalized, file: file, line: line).map {
+            $0.squeezingShape(at: normalized, file: file, line: line)
         }
     }
 }

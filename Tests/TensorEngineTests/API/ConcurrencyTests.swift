@@ -9,7 +9,7 @@ struct ConcurrencyTests {
     static let rounds = Swift.max(1, Int(ProcessInfo.processInfo.environment["TENSORENGINE_STRESS_ROUNDS"] ?? "") ?? 1)
 
     static func graph(_ seed: Int, _ shared: Tensor) -> Tensor {
-        let x = Tensor(randomNormal: [32, 48], seed: seed)
+        let x = Tensor(randomNormal: [32, 48], seed: UInt64(seed))
         return ((x.matmul(shared) + 0.5).relu().softmax(alongAxis: -1) * Float(seed)).sum(alongAxes: 1)
     }
 

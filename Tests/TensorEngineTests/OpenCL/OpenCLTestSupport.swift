@@ -55,5 +55,5 @@ let specialFloats: [Float] = [0, -0.0, 1, -1, 0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 1e
 let specialInts: [Int32] = [0, 1, -1, 2, -2, 7, -7, 100, Int32.max, Int32.min, 46341, -46341, 3, 12, -12, 5, 0, 9, -9, 1 << 20]
 
 func random(_ shape: [Int], seed: Int, scale: Float = 1) -> Tensor {
-    Tensor(randomNormal: shape, standardDeviation: scale, seed: seed)
+    Tensor(randomNormal: shape, standardDeviation: scale, seed: UInt64(seed))
 }

@@ -43,8 +43,8 @@ struct MatmulSplitTests {
         let (m, k, n, batch, aTransposed, bTransposed) = Self.cases[index]
         func operand(_ rows: Int, _ columns: Int, transposed: Bool, seed: Int) -> Tensor {
             let prefix = batch > 1 ? [batch] : []
-            guard transposed else { return Tensor(randomNormal: prefix + [rows, columns], seed: seed) }
-            let stored = Tensor(randomNormal: prefix + [columns, rows], seed: seed)
+            guard transposed else { return Tensor(randomNormal: prefix + [rows, columns], seed: UInt64(seed)) }
+            let stored = Tensor(randomNormal: prefix + [columns, rows], seed: UInt64(seed))
             return batch > 1 ? stored.transposed(permutation: 0, 2, 1) : stored.transposed()
         }
         let a = operand(m, k, transposed: aTransposed, seed: 1)

@@ -31,7 +31,10 @@ package final class NaiveBackend: Backend {
             try backend.reduce(op, inputs[0], output)
         }
         registry.register(.cumulativeSum) { backend, op, inputs, output throws(TensorError) in
-            try backend.cumulativeSum(axis: op.axis, inputs[0], output)
+            try backend.scan(.sum, axis: op.axis, inputs[0], output)
+        }
+        registry.register(.cumulativeProduct) { backend, op, inputs, output throws(TensorError) in
+            try backend.scan(.product, axis: op.axis, inputs[0], output)
         }
         registry.register(.topK) { backend, op, inputs, output throws(TensorError) in
             try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)
@@ -101,17 +104,17 @@ package final class NaiveBackend: Backend {
         return result
     }
 
-    /// The running sum along an axis, in `Double` (wrapping `Int32` for integers).
-    func cumulativeSum(axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
-        try lines("cumulativeSum", axis: axis, input, output) { x, o, source, destination in
-            var running = 0.0
-            var runningInt: Int32 = 0
+    /// The running sum or product along an axis, in `Double` (wrapping `Int32` for integers).
+    func scan(_ monoid: ReductionMonoid, axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+        try lines(monoid == .sum ? "cumulativeSum" : "cumulativeProduct", axis: axis, input, output) { x, o, source, destination in
+            var running = monoid.identity
+            var runningInt = monoid.integerIdentity
             for (s, d) in zip(source, destination) {
                 if x.type.isFloatingPoint {
-                    running += Double(x.float(s))
+                    running = monoid.combine(running, Double(x.float(s)))
                     o.setFloat(Float(running), d)
                 } else {
-                    runningInt &+= x.int(s)
+                    runningInt = monoid.combine(runningInt, x.int(s))
                     o.setInt(runningInt, d)
                 }
             }

@@ -47,6 +47,7 @@ enum ScalarEvaluator {
             case .subtract: return { a($0) - b($0) }
             case .multiply: return { a($0) * b($0) }
             case .divide: return { a($0) / b($0) }
+            case .remainder: return { MathFunction.fmod.evaluate(a($0), b($0)) }
             case .minimum:
                 return { registers in
                     let (x, y) = (a(registers), b(registers))
@@ -106,6 +107,11 @@ enum ScalarEvaluator {
                 return { registers in
                     let (x, y) = (a(registers), b(registers))
                     return y == 0 ? 0 : x.dividedReportingOverflow(by: y).partialValue
+                }
+            case .remainder:
+                return { registers in
+                    let (x, y) = (a(registers), b(registers))
+                    return y == 0 ? 0 : x.remainderReportingOverflow(dividingBy: y).partialValue
                 }
             case .minimum: return { Swift.min(a($0), b($0)) }
             case .maximum: return { Swift.max(a($0), b($0)) }

@@ -97,6 +97,7 @@ enum BlockKernels {
         case .subtract: map(n, a, b, out) { $0 - $1 }
         case .multiply: map(n, a, b, out) { $0 * $1 }
         case .divide: map(n, a, b, out) { $0 / $1 }
+        case .remainder: math(.fmod, a, b, out, n)
         case .minimum: map(n, a, b, out) { VectorMath.propagatingNaN(VectorMath.lesser($0, $1), $0, $1) }
         case .maximum: map(n, a, b, out) { VectorMath.propagatingNaN(VectorMath.greater($0, $1), $0, $1) }
         }

@@ -88,7 +88,7 @@ extension OpenCLBackend {
         options.output(output.scalarType)
         let kernel = try runtime.kernel(name, family: family, options: options)
         switch name {
-        case .cumulativeSumRows:
+        case .cumulativeSumRows, .cumulativeProductRows:
             try runtime.launch1D(kernel, [.buffer(source), .int(offset), .int(Int32(rows)), .int(Int32(cols)), .buffer(target)], count: rows, group: 16)
         case .layerNormRows:
             try runtime.launch(kernel, [.buffer(source), .int(offset), .int(Int32(cols)), .float(epsilon), .buffer(target)],

@@ -90,6 +90,9 @@ package final class OpenCLBackend: Backend {
         registry.register(.cumulativeSum) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.cumulativeSumRows, family: .scan, op, inputs[0], output)
         }
+        registry.register(.cumulativeProduct) { backend, op, inputs, output throws(TensorError) in
+            try backend.lineOp(.cumulativeProductRows, family: .scan, op, inputs[0], output)
+        }
         registry.register(.softmax) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.softmaxRows, family: .softmax, op, inputs[0], output)
         }

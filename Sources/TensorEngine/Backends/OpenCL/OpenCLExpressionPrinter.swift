@@ -57,6 +57,7 @@ enum ExpressionPrinter {
             case .subtract: return "(\(a) - \(b))"
             case .multiply: return "(\(a) * \(b))"
             case .divide: return "(\(a) / \(b))"
+            case .remainder: return vector ? "TE_LANES8_2(fmod, \(a), \(b))" : "fmod(\(a), \(b))"
             case .minimum: return "te_min\(lanes)(\(a), \(b))"
             case .maximum: return "te_max\(lanes)(\(a), \(b))"
             }
@@ -66,6 +67,7 @@ enum ExpressionPrinter {
         case .subtract: return "te_isub\(lanes)(\(a), \(b))"
         case .multiply: return "te_imul\(lanes)(\(a), \(b))"
         case .divide: return "te_idiv\(lanes)(\(a), \(b))"
+        case .remainder: return "te_irem\(lanes)(\(a), \(b))"
         case .minimum: return vector ? "select(\(a), \(b), \(b) < \(a))" : "te_imin(\(a), \(b))"
         case .maximum: return vector ? "select(\(a), \(b), \(b) >= \(a))" : "te_imax(\(a), \(b))"
         }

@@ -46,6 +46,7 @@ package enum KernelName: String, Sendable, Hashable {
     case logSoftmaxRows = "log_softmax_rows"
     case layerNormRows = "layer_norm_rows"
     case cumulativeSumRows = "cumulative_sum_rows"
+    case cumulativeProductRows = "cumulative_product_rows"
     case topKRows = "top_k_rows"
     case gather
     case matmulTiled = "matmul_tiled"

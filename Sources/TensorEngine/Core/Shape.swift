@@ -1,0 +1,25 @@
+/// Helpers for shapes: element counts with overflow checks and row-major strides.
+package enum Shape {
+    /// The product of the dimensions, or `nil` if one is negative or the product overflows.
+    static func elementCount(_ shape: [Int]) -> Int? {
+        var count = 1
+        for dimension in shape {
+            guard dimension >= 0 else { return nil }
+            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
+            guard !overflow else { return nil }
+            count = product
+        }
+        return count
+    }
+
+    /// Row-major strides in elements (the last axis has stride 1).
+    static func contiguousStrides(_ shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 1, count: shape.count)
+        var running = 1
+        for axis in shape.indices.reversed() {
+            strides[axis] = running
+            running *= Swift.max(shape[axis], 1)
+        }
+        return strides
+    }
+}
