@@ -193,8 +193,8 @@ public enum ArgumentParser {
                            [--json FILE] [--svg FILE] [--compare OLD.json] [--from FILE]
                tensorbench --opencl-matmul N[,N...]
 
-        Each row builds the workload's graph afresh on inputs materialized once, and evaluates it:
-        planning + dispatch + compute, what a user pays. The first run is reported apart; then a
+        Each row builds the workload's graph afresh on inputs materialized once, evaluates it and
+        reads the results back: planning + dispatch + compute + read-back, what a user pays. The first run is reported apart; then a
         short warm-up, then runs until the budget or the iteration cap, taken in 8 turns with the
         workload's other rows so that the machine's drift falls on every row alike.
 

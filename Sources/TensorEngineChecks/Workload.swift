@@ -38,6 +38,9 @@ package struct Workload: Sendable {
     package let flops: Double
     /// What a run does.
     package let body: Body
+    /// Whether a run reads its results back (`shapedArray(of:)`), as a user does; `false` only
+    /// for rows that time evaluation alone, beside a row that reads back.
+    package var readsBack = true
 }
 
 extension Workload {
@@ -80,12 +83,24 @@ extension Workload {
             graph: { [$0[0].matmul($0[1])] })
     }
 
-    static func eltwise(_ count: Int, label: String, quick: Bool) -> Workload {
-        Workload(
-            name: "eltwise-\(label)", summary: "relu(a*b + c) * 0.5 + tanh(a) over \(label) floats", quick: quick,
-            reference: .triad(bytes: 4 * count * 4), essentialBytes: 4 * count * 4, flops: Double(count) * 21,
+    static func eltwise(_ count: Int, label: String, quick: Bool, readsBack: Bool = true) -> Workload {
+        var workload = Workload(
+            name: "eltwise-\(label)" + (readsBack ? "" : "-evaluate"),
+            summary: "relu(a*b + c) * 0.5 + tanh(a) over \(label) floats" + (readsBack ? "" : ", not read back"),
+            quick: quick, reference: .triad(bytes: 4 * count * 4), essentialBytes: 4 * count * 4,
+            flops: Double(count) * 21,
             makeInputs: { [random([count], seed: 1), random([count], seed: 2), random([count], seed: 3)] },
             graph: { x in [(x[0] * x[1] + x[2]).relu() * 0.5 + x[0].tanh()] })
+        workload.readsBack = readsBack
+        return workload
+    }
+
+    /// Reading back a result already evaluated: what `shapedArray(of:)` costs alone.
+    static func readBack(_ count: Int, label: String) -> Workload {
+        Workload(
+            name: "readback-\(label)", summary: "shapedArray(of:) of an evaluated \(label)-float result",
+            quick: true, reference: .none, essentialBytes: 0, flops: 0,
+            makeInputs: { [random([count], seed: 1)] }, graph: { x in [x[0]] })
     }
 
     static func lineWise(_ name: String, _ summary: String, shape: [Int], quick: Bool, _ op: @escaping @Sendable (Tensor) -> Tensor) -> Workload {
@@ -137,6 +152,8 @@ extension Workload {
             makeInputs: { [random([12, 128, 64], seed: 1), random([12, 64, 128], seed: 2)] }, graph: { [$0[0].matmul($0[1])] }),
         eltwise(1 << 20, label: "1m", quick: true),
         eltwise(1 << 24, label: "16m", quick: false),
+        eltwise(1 << 24, label: "16m", quick: false, readsBack: false),
+        readBack(1 << 24, label: "16m"),
         lineWise("softmax-attn", "softmax over the last axis of [128, 128, 128]", shape: [128, 128, 128], quick: true) { $0.softmax(alongAxis: -1) },
         lineWise("softmax-vocab", "softmax over the last axis of [64, 30522]", shape: [64, 30522], quick: true) { $0.softmax(alongAxis: -1) },
         Workload(
@@ -169,6 +186,15 @@ extension Workload {
         Workload(
             name: "dispatch-1000", summary: "1000 tiny ops on scalars: the per-op overhead", quick: true, reference: .none,
             essentialBytes: 8, flops: 1000, makeInputs: { [Tensor(shape: [], scalars: [Float(0.5)])] },
+            graph: { x in
+                var t = x[0]
+                for step in 0..<1000 { t = step % 2 == 0 ? t * 1.0001 : t + 0.0001 }
+                return [t]
+            }),
+        Workload(
+            name: "dispatch-1000-vector", summary: "1000 tiny ops on [1]-shaped tensors: the per-op overhead",
+            quick: true, reference: .none, essentialBytes: 8, flops: 1000,
+            makeInputs: { [Tensor(shape: [1], scalars: [Float(0.5)])] },
             graph: { x in
                 var t = x[0]
                 for step in 0..<1000 { t = step % 2 == 0 ? t * 1.0001 : t + 0.0001 }

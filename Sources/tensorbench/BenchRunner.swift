@@ -185,7 +185,13 @@ struct BenchRunner {
         let body: () async throws -> Void
         switch prepared {
         case .graph(let inputs, let graph):
-            body = { statistics.value = try await Tensor.evaluate(graph(inputs), policy: policy) }
+            let readsBack = workload.readsBack
+            body = {
+                let outputs = graph(inputs)
+                statistics.value = try await Tensor.evaluate(outputs, policy: policy)
+                // What a user pays: the results read back, not only computed.
+                if readsBack { for output in outputs { try await output.readBack() } }
+            }
         case .embedding(let embedder, let sentences):
             body = { _ = try await embedder.embed(sentences, policy: policy) }
         case .unavailable:
@@ -217,6 +223,18 @@ struct BenchRunner {
         Self.statuses.map { status in
             ReportedBackend(name: status.id.name, available: status.isAvailable,
                             detail: status.unavailableReason ?? Self.describe(status))
+        }
+    }
+}
+
+extension Tensor {
+    /// Reads the evaluated result back as a user does, in its own scalar type.
+    fileprivate func readBack() async throws {
+        switch dtype {
+        case .float32: _ = try await shapedArray(of: Float.self)
+        case .float16: _ = try await shapedArray(of: Float16.self)
+        case .int32: _ = try await shapedArray(of: Int32.self)
+        case .bool: _ = try await shapedArray(of: Bool.self)
         }
     }
 }

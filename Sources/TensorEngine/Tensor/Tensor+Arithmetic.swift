@@ -13,7 +13,10 @@ extension Tensor {
 
     /// Records a binary op with a scalar operand converted to the tensor's scalar type.
     static func binary(_ kind: OpKind, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?) -> Tensor {
-        let s = Tensor.scalar(scalar, a.dtype)
+        // Shaped like a one-element tensor already (`[1]`, `[1, 1]`): no broadcast node then,
+        // which would double the ops a chain of tiny steps records.
+        let ones = a.shape.allSatisfy { $0 == 1 } ? a.shape : []
+        let s = Tensor.scalar(scalar, a.dtype, shape: ones)
         return scalarOnLeft ? binary(kind, s, a, at: location) : binary(kind, a, s, at: location)
     }
 

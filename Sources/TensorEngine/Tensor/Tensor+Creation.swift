@@ -48,13 +48,13 @@ extension Tensor {
         }
     }
 
-    /// A rank-0 constant of the given type.
-    static func scalar(_ value: Double, _ type: ScalarType) -> Tensor {
+    /// A one-element constant of the given type, of rank 0 or of `shape` (all ones).
+    static func scalar(_ value: Double, _ type: ScalarType, shape: [Int] = []) -> Tensor {
         switch type {
-        case .float32: constant([Float(converting: value)], shape: [], op: "scalar", at: nil)
-        case .float16: constant([Float16(converting: value)], shape: [], op: "scalar", at: nil)
-        case .int32: constant([Int32(converting: value)], shape: [], op: "scalar", at: nil)
-        case .bool: constant([Bool(converting: value)], shape: [], op: "scalar", at: nil)
+        case .float32: constant([Float(converting: value)], shape: shape, op: "scalar", at: nil)
+        case .float16: constant([Float16(converting: value)], shape: shape, op: "scalar", at: nil)
+        case .int32: constant([Int32(converting: value)], shape: shape, op: "scalar", at: nil)
+        case .bool: constant([Bool(converting: value)], shape: shape, op: "scalar", at: nil)
         }
     }
 
