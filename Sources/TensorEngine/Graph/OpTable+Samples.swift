@@ -112,6 +112,49 @@ enum Samples {
         sample("large", [SampleInput(shape: [300, 500]), SampleInput(shape: [300, 700])], .alongAxis(.concat, 1)),
     ]
 
+    static let scatter: [ParitySample] = [
+        sample(
+            "rows",
+            [
+                SampleInput(shape: [5, 4]), SampleInput(shape: [3, 4], type: .int32, values: .indices(below: 5)),
+                SampleInput(shape: [3, 4]),
+            ],
+            .alongAxis(.scatter, 0)),
+        sample(
+            "columns, transposed data",
+            [
+                SampleInput(shape: [3, 6], layout: .transposed),
+                SampleInput(shape: [3, 2], type: .int32, values: .indices(below: 6)), SampleInput(shape: [3, 2]),
+            ],
+            .alongAxis(.scatter, 1)),
+        sample(
+            "int32 middle axis",
+            [
+                SampleInput(shape: [4, 3, 2], type: .int32),
+                SampleInput(shape: [4, 5, 2], type: .int32, values: .indices(below: 3)),
+                SampleInput(shape: [4, 5, 2], type: .int32),
+            ],
+            .alongAxis(.scatter, 1)),
+        sample(
+            "bool",
+            [
+                SampleInput(shape: [4, 2], type: .bool), SampleInput(shape: [2, 2], type: .int32, values: .indices(below: 4)),
+                SampleInput(shape: [2, 2], type: .bool),
+            ],
+            .alongAxis(.scatter, 0)),
+        sample(
+            "no indices",
+            [SampleInput(shape: [4, 3]), SampleInput(shape: [0, 3], type: .int32), SampleInput(shape: [0, 3])],
+            .alongAxis(.scatter, 0)),
+        sample(
+            "large",
+            [
+                SampleInput(shape: [300, 500]), SampleInput(shape: [300, 64], type: .int32, values: .indices(below: 500)),
+                SampleInput(shape: [300, 64]),
+            ],
+            .alongAxis(.scatter, 1)),
+    ]
+
     static let gather: [ParitySample] = [
         sample(
             "rows", [SampleInput(shape: [5, 4]), SampleInput(shape: [3], type: .int32, values: .indices(below: 5))],

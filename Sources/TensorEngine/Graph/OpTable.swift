@@ -29,7 +29,7 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     // Views
     case reshape, permute, broadcast, slice
     // Data movement
-    case contiguous, pad, concat, gather
+    case contiguous, pad, concat, gather, scatter
 }
 
 extension OpKind {
@@ -159,6 +159,11 @@ extension OpKind {
                 name: caseName, category: .dataMovement, arity: .exactly(2), operandTypes: .first(.all),
                 shape: ShapeRules.gather, cost: CostRules.gather, tolerance: .exact, semantics: .primitive,
                 samples: .cases(Samples.gather))
+        case .scatter:
+            return OpDescriptor(
+                name: caseName, category: .dataMovement, arity: .exactly(3), operandTypes: .first(.all),
+                shape: ShapeRules.scatter, cost: CostRules.movement { _, _, _ in nil }, tolerance: .exact,
+                semantics: .primitive, samples: .cases(Samples.scatter))
         }
     }
 

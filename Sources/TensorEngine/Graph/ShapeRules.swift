@@ -272,4 +272,30 @@ enum ShapeRules {
         let shape = Array(x.shape[..<axis]) + indices.shape + Array(x.shape[(axis + 1)...])
         return TensorSignature(shape: shape, scalarType: x.scalarType)
     }
+
+    /// A scatter along an axis (Core ML's `replacing(with:atIndices:alongAxis:)`): `Int32`
+    /// indices and updates of one shape, the data's but along the axis; the result is the data's.
+    static let scatter: ShapeRule = { op, inputs throws(RuleViolation) in
+        let (x, indices, updates) = (inputs[0], inputs[1], inputs[2])
+        let axis = op.axis
+        try Op.requireAxes([axis], rank: x.shape.count)
+        guard indices.scalarType == .int32 else {
+            throw RuleViolation(.scalarTypeMismatch, "indices must be int32, not \(indices.scalarType)")
+        }
+        guard updates.scalarType == x.scalarType else {
+            throw RuleViolation(.scalarTypeMismatch, "updates of \(updates.scalarType) cannot go into \(x.scalarType)")
+        }
+        var expected = x.shape
+        expected[axis] = indices.shape.count == x.shape.count ? indices.shape[axis] : -1
+        guard indices.shape == expected else {
+            throw RuleViolation(
+                .shapeMismatch,
+                "indices of shape \(describe(indices.shape)) must have the shape \(describe(x.shape)) but along axis \(axis)")
+        }
+        guard updates.shape == indices.shape else {
+            throw RuleViolation(
+                .shapeMismatch, "updates of shape \(describe(updates.shape)) must have the indices' shape \(describe(indices.shape))")
+        }
+        return x
+    }
 }

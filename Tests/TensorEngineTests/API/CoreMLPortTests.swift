@@ -220,6 +220,72 @@ struct CoreMLPortTests {
         source[scalarAt: 0] = 9
         #expect(try await made.shapedArray(of: Float.self).scalars == [1, 2])
     }
+
+    @Test func scatterAndNDimensionalGather() async throws {
+        // Apple's example for replacing(atIndices:with:alongAxis:).
+        let x = Tensor(
+            shape: [2, 3],
+            scalars: [
+                10, 30, 20,
+                60, 40, 50,
+            ], scalarType: Float.self)
+        let i = Tensor(
+            shape: [2, 1],
+            scalars: [
+                1,
+                0,
+            ], scalarType: Int32.self)
+        let y = x.replacing(with: 99, atIndices: i, alongAxis: 1)
+        #expect(try await y.shapedArray(of: Float.self).scalars == [10, 99, 20, 99, 40, 50])
+        let rows = x.replacing(
+            with: Tensor(shape: [1, 3], scalars: [1.0, 2.0, 3.0]),
+            atIndices: Tensor(shape: [1, 3], scalars: [1, 0, 1], scalarType: Int32.self), alongAxis: 0)
+        #expect(try await rows.shapedArray(of: Float.self).scalars == [10, 2, 20, 1, 40, 3])
+        let bad = x.replacing(
+            atIndices: Tensor(shape: [2, 1], scalars: [3, 0], scalarType: Int32.self), with: 1, alongAxis: 1)
+        await #expect(throws: TensorError.self) { _ = try await bad.shapedArray(of: Float.self) }
+        #expect(
+            x.replacing(atIndices: Tensor([1, 0], scalarType: Int32.self), with: 1, alongAxis: 1).error?.kind
+                == .shapeMismatch)
+
+        let m = Tensor(shape: [2, 2], scalars: [1.0, 2.0, 3.0, 4.0])
+        let picked = m.gathering(atIndices: Tensor(shape: [2, 2], scalars: [0, 1, 1, 0], scalarType: Int32.self))
+        #expect(try await picked.shapedArray(of: Float.self).scalars == [2, 3])
+        let rowsPicked = m.gathering(atIndices: Tensor(shape: [3, 1], scalars: [1, 0, 1], scalarType: Int32.self))
+        #expect(try await rowsPicked.shapedArray(of: Float.self).scalars == [3, 4, 1, 2, 3, 4])
+        let outside = m.gathering(atIndices: Tensor(shape: [1, 2], scalars: [0, 2], scalarType: Int32.self))
+        await #expect(throws: TensorError.self) { _ = try await outside.shapedArray(of: Float.self) }
+    }
+
+    @Test func paddingModesResizeAndBands() async throws {
+        let x = Tensor([1.0, 2.0, 3.0])
+        func values(_ t: Tensor) async throws -> [Float] { try await t.shapedArray(of: Float.self).scalars }
+        #expect(try await values(x.padded(forSizes: [(2, 1)], mode: .reflection)) == [3, 2, 1, 2, 3, 2])
+        #expect(try await values(x.padded(forSizes: [(2, 3)], mode: .symmetric)) == [2, 1, 1, 2, 3, 3, 2, 1])
+        #expect(try await values(x.padded(forSizes: [(1, 0)], mode: .constant(7))) == [7, 1, 2, 3])
+        #expect(x.padded(forSizes: [(3, 0)], mode: .reflection).error?.kind == .invalidArgument)
+        let grid = Tensor(shape: [2, 2], scalars: [1.0, 2.0, 3.0, 4.0])
+        let both = grid.padded(forSizes: [(1, 0), (0, 1)], mode: .reflection)
+        #expect(try await values(both) == [3, 4, 3, 1, 2, 1, 3, 4, 3])
+
+        let image = Tensor(shape: [1, 1, 2, 2], scalars: [1.0, 2.0, 3.0, 4.0])
+        let nearest = image.resized(to: [4, 4])
+        #expect(try await values(nearest) == [1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4])
+        // PyTorch's F.interpolate(mode="bilinear", align_corners=True) of [[1, 2], [3, 4]] to 3×3.
+        let aligned = image.resized(to: [3, 3], method: .bilinear(alignCorners: true))
+        #expect(try await values(aligned) == [1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4])
+        // align_corners=False to 4 along a row [1, 2]: positions -0.25→0, 0.25, 0.75, 1.25→1.
+        let row = Tensor(shape: [1, 2], scalars: [1.0, 2.0]).resized(to: [4], method: .bilinear())
+        #expect(try await values(row) == [1, 1.25, 1.75, 2])
+        #expect(
+            Tensor([1, 2], scalarType: Int32.self).resized(to: [3], method: .bilinear()).error?.kind
+                == .scalarTypeMismatch)
+
+        let ones = Tensor(ones: [3, 3])
+        #expect(try await values(ones.bandPart(lowerBandCount: -1, upperBandCount: 0)) == [1, 0, 0, 1, 1, 0, 1, 1, 1])
+        #expect(try await values(ones.bandPart(lowerBandCount: 0, upperBandCount: 1)) == [1, 1, 0, 0, 1, 1, 0, 0, 1])
+        #expect(Tensor([1.0]).bandPart(lowerBandCount: 0, upperBandCount: 0).error?.kind == .invalidArgument)
+    }
 }
 
 /// A flag set from a deallocator.

@@ -143,6 +143,35 @@ extension NaiveBackend {
         return result
     }
 
+    /// The data with the updates written where the indices say along `axis`: element `p` of the
+    /// updates goes to `p` with its `axis` coordinate replaced by index `p`. Positions are taken
+    /// in row-major order, so of two updates to one element the later wins.
+    func scatter(
+        axis: Int, _ input: Value, _ indices: Value, _ updates: Value, _ output: TensorSignature
+    ) throws(TensorError) -> Value {
+        let (result, out) = try allocate(output, for: "scatter")
+        let x = try HostElements(input)
+        for (index, offset) in input.layout.elementOffsets().enumerated() { out.copy(from: x, offset, to: index) }
+        let chosen = try HostElements(indices)
+        let values = try HostElements(updates)
+        let extent = input.shape[axis]
+        let inner = input.shape[(axis + 1)...].reduce(1, *)
+        let count = indices.shape[axis]
+        for (position, (indexOffset, valueOffset)) in zip(indices.layout.elementOffsets(), updates.layout.elementOffsets())
+            .enumerated()
+        {
+            let target = Int(chosen.int(indexOffset))
+            guard (0..<extent).contains(target) else {
+                throw TensorError(
+                    .indexOutOfRange, op: "scatter", operandShapes: [input.shape, indices.shape, updates.shape],
+                    message: "index \(target) is out of range for axis \(axis) of size \(extent)")
+            }
+            let (outer, rest) = position.quotientAndRemainder(dividingBy: count * inner)
+            out.copy(from: values, valueOffset, to: (outer * extent + target) * inner + rest % inner)
+        }
+        return result
+    }
+
     func gather(axis: Int, _ input: Value, _ indices: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, out) = try allocate(output, for: "gather")
         let x = try HostElements(input)

@@ -54,6 +54,9 @@ package final class NaiveBackend: Backend {
         registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
             try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
         }
+        registry.register(.scatter) { backend, op, inputs, output throws(TensorError) in
+            try backend.scatter(axis: op.axis, inputs[0], inputs[1], inputs[2], output)
+        }
         return registry
     }()
 

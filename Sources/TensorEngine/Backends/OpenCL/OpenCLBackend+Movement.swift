@@ -1,6 +1,6 @@
 import COpenCL
 
-// Data movement: strided copies (contiguous, transposes), padding, concatenation and gathers.
+// Data movement: strided copies (contiguous, transposes), padding, concatenation, gathers and scatters.
 extension OpenCLBackend {
     /// Copies a value into `buffer` at `layout` (same shape): a tiled transpose for a column-major
     /// matrix into a row-major one, else a strided copy over the merged axes.
@@ -98,6 +98,41 @@ extension OpenCLBackend {
             let byteOffset = (Int(chosenOffset) + Int(bad)) * 4
             try checkCL(runtime.enqueueRead(chosen.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: "gather")
             throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape],
+                              message: "index \(position) is out of range for axis \(axis) of size \(extent)")
+        }
+        return result
+    }
+
+    /// The data copied, then the updates written along `axis` where the indices say: one
+    /// work-item per line along the axis, in order, so of two updates to one element the later
+    /// wins, as in the naive reference.
+    func scatter(
+        axis: Int, _ input: Value, _ indices: Value, _ updates: Value, _ output: TensorSignature
+    ) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, op: "scatter")
+        guard output.elementCount > 0 else { return result }
+        try copy(input, into: buffer, layout: result.layout)
+        let outer = input.shape[..<axis].reduce(1, *)
+        let extent = input.shape[axis]
+        let inner = input.shape[(axis + 1)...].reduce(1, *)
+        let count = indices.shape[axis]
+        guard outer * inner * count > 0 else { return result }
+        let (chosen, chosenOffset) = try contiguousData(indices, op: "scatter")
+        let (values, valuesOffset) = try contiguousData(updates, op: "scatter")
+        let flag = try runtime.allocate(4, op: "scatter")
+        try fill(flag, type: .int32, bits: UInt32(Int32.max), count: 1)
+        let kernel = try runtime.kernel(.scatter, family: .gather, options: BuildOptions(["E_T": input.scalarType.clBits]))
+        try runtime.launch1D(kernel, [
+            .buffer(chosen), .int(chosenOffset), .buffer(values), .int(valuesOffset), .int(Int32(outer)),
+            .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
+        ], count: outer * inner)
+        var bad = Int32.max
+        try checkCL(runtime.enqueueRead(flag.mem.raw, bytes: 4, into: &bad), "clEnqueueReadBuffer", op: "scatter")
+        guard bad == Int32.max else {
+            var position: Int32 = 0
+            let byteOffset = (Int(chosenOffset) + Int(bad)) * 4
+            try checkCL(runtime.enqueueRead(chosen.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: "scatter")
+            throw TensorError(.indexOutOfRange, op: "scatter", operandShapes: [input.shape, indices.shape, updates.shape],
                               message: "index \(position) is out of range for axis \(axis) of size \(extent)")
         }
         return result

@@ -94,7 +94,7 @@ extension OpenCLBackend {
             try runtime.launch(kernel, [.buffer(source), .int(offset), .int(Int32(cols)), .float(epsilon), .buffer(target)],
                                global: [rows * group], local: [group])
         case .softmaxRows, .logSoftmaxRows, .stridedCopy, .transposeTiled, .fill, .reduceRows, .argReduceRows, .topKRows,
-            .gather, .matmulTiled, .matmulBlocked, .matmulPackB, .elementwise, .elementwise8:
+            .gather, .scatter, .matmulTiled, .matmulBlocked, .matmulPackB, .elementwise, .elementwise8:
             try runtime.launch(kernel, [.buffer(source), .int(offset), .int(Int32(cols)), .buffer(target)], global: [rows * group], local: [group])
         }
         if !last {

@@ -49,6 +49,7 @@ package enum KernelName: String, Sendable, Hashable {
     case cumulativeProductRows = "cumulative_product_rows"
     case topKRows = "top_k_rows"
     case gather
+    case scatter
     case matmulTiled = "matmul_tiled"
     case matmulBlocked = "matmul_blocked"
     case matmulPackB = "matmul_pack_b"
