@@ -286,6 +286,24 @@ struct CoreMLPortTests {
         #expect(try await values(ones.bandPart(lowerBandCount: 0, upperBandCount: 1)) == [1, 1, 0, 0, 1, 1, 0, 0, 1])
         #expect(Tensor([1.0]).bandPart(lowerBandCount: 0, upperBandCount: 0).error?.kind == .invalidArgument)
     }
+
+    @Test func subscriptForms() async throws {
+        let x = Tensor(shape: [2, 3, 4], scalars: (0..<24).map(Float.init))
+        func values(_ t: Tensor) async throws -> [Float] { try await t.shapedArray(of: Float.self).scalars }
+        #expect(x[.newAxis, 0].shape == [1, 3, 4])
+        #expect(x[0, .newAxis, 1].shape == [1, 4])
+        #expect(x[..., .newAxis].shape == [2, 3, 4, 1])
+        #expect(try await values(x[0, 0, .range(0..<4, stride: 2)]) == [0, 2])
+        #expect(try await values(x[0, 0, .range(..., stride: -1)]) == [3, 2, 1, 0])
+        #expect(try await values(x[1, .range(0..<3, stride: -2), 0]) == [20, 12])
+        #expect(try await values(x[0, 1, ..., 3]) == [7], "an ellipsis standing for no axis")
+        #expect(x[0, 1, 2, ..., 3].error?.kind == .indexOutOfRange, "four indices for rank 3")
+        #expect(try await values(x[.fillAll, 2, .index(-1)]) == [11, 23])
+        #expect(x[.newAxis][.squeezeAxis].shape == [2, 3, 4])
+        #expect(x[.squeezeAxis].error?.kind == .indexOutOfRange)
+        #expect(x[0, 0, .range(0..<4, stride: 0)].error?.kind == .indexOutOfRange)
+        #expect(try await values(x[0, .range(1...2, stride: 1), 0]) == [4, 8])
+    }
 }
 
 /// A flag set from a deallocator.
