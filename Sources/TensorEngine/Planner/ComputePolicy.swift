@@ -55,3 +55,43 @@ public enum ComputePolicy: Sendable, Hashable, CustomStringConvertible {
 public func withComputePolicy<R>(_ policy: ComputePolicy, _ body: () async throws -> R) async rethrows -> R {
     try await ComputePolicy.$scoped.withValue(policy) { try await body() }
 }
+
+/// Runs synchronous `body` with a compute policy for every evaluation inside it.
+public func withComputePolicy<R>(_ policy: ComputePolicy, _ body: () throws -> R) rethrows -> R {
+    try ComputePolicy.$scoped.withValue(policy) { try body() }
+}
+
+/// Core ML's name for ``withComputePolicy(_:_:)`` (`withMLTensorComputePolicy`), so
+/// ported code keeps its calls.
+public func withTensorComputePolicy<R>(_ policy: ComputePolicy, _ body: () async throws -> R) async rethrows -> R {
+    try await ComputePolicy.$scoped.withValue(policy) { try await body() }
+}
+
+/// Core ML's name for the synchronous ``withComputePolicy(_:_:)`` (`withMLTensorComputePolicy`).
+public func withTensorComputePolicy<R>(_ policy: ComputePolicy, _ body: () throws -> R) rethrows -> R {
+    try ComputePolicy.$scoped.withValue(policy) { try body() }
+}
+
+/// The processors a model or tensor evaluation may use, as Core ML's `MLComputeUnits` names them.
+/// There is no Neural Engine here: `.cpuAndNeuralEngine` means the host backends.
+public enum ComputeUnits: Sendable, Hashable, CaseIterable {
+    /// The host backends only.
+    case cpuOnly
+    /// The host backends and every OpenCL device.
+    case cpuAndGPU
+    /// The host backends (no Neural Engine exists on this platform).
+    case cpuAndNeuralEngine
+    /// Every available backend.
+    case all
+}
+
+extension ComputePolicy {
+    /// The policy for Core ML's compute units (`MLComputePolicy(_: MLComputeUnits)`).
+    public init(_ units: ComputeUnits) {
+        switch units {
+        case .cpuOnly, .cpuAndNeuralEngine: self = .cpuOnly
+        case .cpuAndGPU: self = .cpuAndGPU
+        case .all: self = .all
+        }
+    }
+}

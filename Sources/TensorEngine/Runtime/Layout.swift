@@ -74,8 +74,11 @@ package struct Layout: Sendable, Hashable {
     func sliced(_ dimensions: [SliceDimension]) -> Layout {
         var newOffset = offset
         for (axis, d) in dimensions.enumerated() where d.count > 0 { newOffset += d.start * strides[axis] }
+        // The step matters only between two elements; with one, any step (Int.max included) is
+        // the axis's own stride. With more, the slice rule has checked that they all lie inside.
         return Layout(
-            shape: dimensions.map(\.count), strides: zip(strides, dimensions).map { $0 * $1.step }, offset: newOffset)
+            shape: dimensions.map(\.count), strides: zip(strides, dimensions).map { $1.count > 1 ? $0 * $1.step : $0 },
+            offset: newOffset)
     }
 
     /// The same memory with a new shape, or `nil` when that needs a copy.

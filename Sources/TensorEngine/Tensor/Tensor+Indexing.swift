@@ -49,8 +49,8 @@ public struct TensorAxisIndex: TensorIndexExpression, Hashable {
             guard case .range(let start, let end) = resolveRange(lower, upper ?? axisSize, axisSize, text) else {
                 return .outOfRange("range \(text) is out of range for an axis of size \(axisSize)")
             }
-            let magnitude = stride.magnitude
-            let count = end > start ? (end - start - 1) / Int(magnitude) + 1 : 0
+            // In unsigned arithmetic: the magnitude of Int.min does not fit an Int.
+            let count = end > start ? Int((UInt(end - start) - 1) / stride.magnitude + 1) : 0
             // Backwards: the same positions' pattern from the range's last element down.
             return stride > 0
                 ? .strided(start: start, count: count, step: stride)

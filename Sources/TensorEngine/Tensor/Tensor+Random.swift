@@ -110,17 +110,29 @@ extension Tensor {
         }
     }
 
-    /// A constant of `count` values `value(0), value(1), ...` converted to `type`. Not generic, so
-    /// that the loop is specialised here for each type even when the caller's initializer is not.
+    /// A constant of `count` values `value(0), value(1), ...` converted to `type`, written straight
+    /// into the tensor's buffer (no array between: a large random tensor costs its size once).
+    /// Not generic, so that the loop is specialised here for each type even when the caller's
+    /// initializer is not.
     static func generated(
         _ shape: [Int], count: Int, _ type: ScalarType, op: String, at location: SourceLocation?,
         _ value: (Int) -> Double
     ) -> Tensor {
-        switch type {
-        case .float32: constant((0..<count).map { Float(converting: value($0)) }, shape: shape, op: op, at: location)
-        case .float16: constant((0..<count).map { Float16(converting: value($0)) }, shape: shape, op: op, at: location)
-        case .int32: constant((0..<count).map { Int32(converting: value($0)) }, shape: shape, op: op, at: location)
-        case .bool: constant((0..<count).map { Bool(converting: value($0)) }, shape: shape, op: op, at: location)
+        let buffer: HostBuffer
+        do throws(TensorError) { buffer = try HostBuffer(byteCount: count * type.byteCount, op: op) } catch {
+            return Tensor(failed: error.locatedIfUnknown(location))
         }
+        func fill<S: TensorScalar>(_: S.Type) {
+            let target = buffer.elements(as: S.self)
+            for n in 0..<count { (target + n).initialize(to: S(converting: value(n))) }
+        }
+        switch type {
+        case .float32: fill(Float.self)
+        case .float16: fill(Float16.self)
+        case .int32: fill(Int32.self)
+        case .bool: fill(Bool.self)
+        }
+        let value = Value(buffer: buffer, layout: Layout(contiguous: shape), scalarType: type)
+        return Tensor.constant(value: value, op: op)
     }
 }

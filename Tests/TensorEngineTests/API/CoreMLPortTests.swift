@@ -304,6 +304,16 @@ struct CoreMLPortTests {
         #expect(x[0, 0, .range(0..<4, stride: 0)].error?.kind == .indexOutOfRange)
         #expect(try await values(x[0, .range(1...2, stride: 1), 0]) == [4, 8])
     }
+
+    @Test func computePolicyForms() async throws {
+        let x = Tensor([1.0, 2.0])
+        let doubled = try await withTensorComputePolicy(.cpuOnly) { try await (x * 2).shapedArray(of: Float.self) }
+        #expect(doubled.scalars == [2, 4])
+        let scoped = withTensorComputePolicy(ComputePolicy(.cpuAndGPU)) { x.shape }
+        #expect(scoped == [2])
+        #expect(ComputePolicy(.cpuOnly) == .cpuOnly && ComputePolicy(.cpuAndNeuralEngine) == .cpuOnly)
+        #expect(ComputePolicy(.all) == .all && ComputePolicy(.cpuAndGPU) == .cpuAndGPU)
+    }
 }
 
 /// A flag set from a deallocator.
