@@ -147,6 +147,21 @@ enum Samples {
             [SampleInput(shape: [4, 3]), SampleInput(shape: [0, 3], type: .int32), SampleInput(shape: [0, 3])],
             .alongAxis(.scatter, 0)),
         sample(
+            "size 1",
+            [
+                SampleInput(shape: [1, 1]), SampleInput(shape: [1, 1], type: .int32, values: .indices(below: 1)),
+                SampleInput(shape: [1, 1]),
+            ],
+            .alongAxis(.scatter, 1)),
+        sample(
+            "float16 updates broadcast",
+            [
+                SampleInput(shape: [3, 5], type: .float16),
+                SampleInput(shape: [3, 2], type: .int32, values: .indices(below: 5)),
+                SampleInput(shape: [3, 2], type: .float16, layout: .broadcast(from: [2])),
+            ],
+            .alongAxis(.scatter, 1)),
+        sample(
             "large",
             [
                 SampleInput(shape: [300, 500]), SampleInput(shape: [300, 64], type: .int32, values: .indices(below: 500)),

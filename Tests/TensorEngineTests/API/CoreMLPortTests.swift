@@ -285,6 +285,12 @@ struct CoreMLPortTests {
         #expect(try await values(ones.bandPart(lowerBandCount: -1, upperBandCount: 0)) == [1, 0, 0, 1, 1, 0, 1, 1, 1])
         #expect(try await values(ones.bandPart(lowerBandCount: 0, upperBandCount: 1)) == [1, 1, 0, 0, 1, 1, 0, 0, 1])
         #expect(Tensor([1.0]).bandPart(lowerBandCount: 0, upperBandCount: 0).error?.kind == .invalidArgument)
+        // The band rule Apple's page states, on the example TensorFlow's band_part documents.
+        let input = Tensor(shape: [4, 4], scalars: [0, 1, 2, 3, -1, 0, 1, 2, -2, -1, 0, 1, -3, -2, -1, 0] as [Float])
+        #expect(try await values(input.bandPart(lowerBandCount: 1, upperBandCount: -1))
+            == [0, 1, 2, 3, -1, 0, 1, 2, 0, -1, 0, 1, 0, 0, -1, 0])
+        #expect(try await values(input.bandPart(lowerBandCount: 2, upperBandCount: 1))
+            == [0, 1, 0, 0, -1, 0, 1, 0, -2, -1, 0, 1, 0, -2, -1, 0])
     }
 
     @Test func subscriptForms() async throws {
