@@ -49,7 +49,25 @@ extension Tensor {
     }
 
     /// A one-element constant of the given type, of rank 0 or of `shape` (all ones).
+    ///
+    /// The constants are shared: a loop of `x * 1.5` steps records one constant, not one per
+    /// step (each would be a node and a buffer, the larger part of a tiny op's cost). Constants
+    /// are immutable, so sharing them across graphs and threads is safe; the cache forgets
+    /// everything past a few hundred distinct scalars.
     static func scalar(_ value: Double, _ type: ScalarType, shape: [Int] = []) -> Tensor {
+        let key = ScalarConstantKey(bits: value.bitPattern, type: type, rank: shape.count)
+        if let shared = scalarConstants.withLock({ $0[key] }) { return shared }
+        let made = makeScalar(value, type, shape: shape)
+        scalarConstants.withLock { constants in
+            if constants.count >= 512 { constants.removeAll(keepingCapacity: true) }
+            constants[key] = made
+        }
+        return made
+    }
+
+    private static let scalarConstants = Guarded([ScalarConstantKey: Tensor]())
+
+    private static func makeScalar(_ value: Double, _ type: ScalarType, shape: [Int]) -> Tensor {
         switch type {
         case .float32: constant([Float(converting: value)], shape: shape, op: "scalar", at: nil)
         case .float16: constant([Float16(converting: value)], shape: shape, op: "scalar", at: nil)
@@ -215,4 +233,12 @@ extension Tensor: ExpressibleByArrayLiteral {
     public init(arrayLiteral elements: Float...) {
         self = Tensor.constant(elements, shape: [elements.count], op: "literal", at: nil)
     }
+}
+
+/// A shared one-element constant's identity: the value's bits (so -0 and NaNs stay apart), its
+/// type and its rank (its shape is all ones).
+private struct ScalarConstantKey: Hashable, Sendable {
+    let bits: UInt64
+    let type: ScalarType
+    let rank: Int
 }
