@@ -164,6 +164,10 @@ struct CoreMLPortTests {
             try await x.cumulativeProduct(alongAxis: 0).shapedArray(of: Float.self).scalars == [1, 2, 3, 4, 10, 18])
         #expect(try await x.sum(alongAxes: [0, 1]).shapedArray(of: Float.self).scalar == 21)
 
+        // Apple's example (its page spells the call `argSort()`; the method is `argsort`).
+        let x3 = Tensor([1.0, 3.0, 2.0])
+        let y3 = x3.argsort()
+        #expect(try await y3.shapedArray(of: Int32.self).scalars == [0, 2, 1])
         let unsorted = Tensor([3.0, 1.0, 2.0, 1.0])
         #expect(try await unsorted.argsort().shapedArray(of: Int32.self).scalars == [1, 3, 2, 0])
         #expect(try await unsorted.argsort(descendingOrder: true).shapedArray(of: Int32.self).scalars == [0, 2, 1, 3])
