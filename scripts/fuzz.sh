@@ -5,7 +5,8 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; npy safetensors graph)
 #
-# A finding stops that target and leaves its input as .build-fuzz/findings/TARGET/crash-*;
+# Before fuzzing, two self-tests check that a finding and a trap each leave their input. A finding
+# stops that target and leaves its input as .build-fuzz/findings/TARGET/crash-*;
 # replay one with `.build/release/tensorfuzz TARGET FILE` and add it to the saved inputs with a
 # regression test. The figures (executions, coverage, findings) go to .build-fuzz/summary.txt.
 set -euo pipefail
@@ -30,6 +31,21 @@ TENSORENGINE_FUZZ=1 swift build -c release --build-path .build-fuzz --product te
     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DTENSORFUZZ_LIBFUZZER
 rm -rf "$generated"
 binary=.build-fuzz/release/tensorfuzz
+# Swift's backtracer installs its crash handlers before libFuzzer starts, and libFuzzer keeps a
+# handler it finds installed: a trap went to the backtracer, and its input was saved only when the
+# backtracer itself then tripped AddressSanitizer. Off, libFuzzer's handlers save it.
+export SWIFT_BACKTRACE=enable=no
+for mode in finding trap; do
+    selftest=.build-fuzz/selftest/$mode
+    rm -rf "$selftest"
+    mkdir -p "$selftest/corpus"
+    TENSORFUZZ_TARGET=selftest-$mode ASAN_OPTIONS=abort_on_error=1 "$binary" -runs=1 \
+        -artifact_prefix="$selftest/" "$selftest/corpus" > "$selftest.log" 2>&1 || true
+    if ! ls "$selftest"/crash-* > /dev/null 2>&1; then
+        echo "fuzz: a $mode in the fuzz target left no input (see $selftest.log)" >&2
+        exit 1
+    fi
+done
 summary=.build-fuzz/summary.txt
 : > "$summary"
 status=0
