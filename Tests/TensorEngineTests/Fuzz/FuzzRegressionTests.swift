@@ -85,4 +85,17 @@ struct FuzzRegressionTests {
         let broadcast = try await withComputePolicy(policy) { try await Tensor(zeros: [2, 0, 1, 3, 4]).matmul(Tensor(ones: [4, 2])).shapedArray(of: Float.self) }
         #expect(broadcast.shape == [2, 0, 1, 3, 2])
     }
+
+    /// Found by the graph target: padding whose extents each fit in an `Int` but whose element
+    /// count does not trapped computing strides (it is a `tooLarge` error), and padding an empty
+    /// tensor by a huge size trapped slicing out its interior (it is an empty tensor).
+    @Test(arguments: policies)
+    func paddingByAHugeSize(_ policy: ComputePolicy) async throws {
+        let huge = Int.max / 2
+        let overflowing = Tensor(zeros: [2, 3]).padded(forSizes: [(before: huge, after: 0), (before: 0, after: 0)])
+        #expect(overflowing.error?.kind == .tooLarge)
+        let empty = Tensor(zeros: [2, 0, 3]).padded(forSizes: [(huge, 0), (0, 0), (0, 0)], with: 1)
+        let values = try await withComputePolicy(policy) { try await empty.shapedArray(of: Float.self) }
+        #expect(values.shape == [huge + 2, 0, 3] && values.scalars.isEmpty)
+    }
 }
