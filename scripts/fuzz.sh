@@ -4,6 +4,13 @@
 # its saved inputs in Tests/TensorEngineTests/Fixtures/fuzz/TARGET and a scratch corpus.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s; npy safetensors graph)
+#   FUZZ_FLAGS="-runs=1000000 -detect_leaks=0" scripts/fuzz.sh 3600 graph     (a campaign)
+#
+# FUZZ_FLAGS go to libFuzzer after the script's own. `-detect_leaks=0` leaves leak detection to
+# LeakSanitizer at exit (any leak is still reported, with its allocation's stack, but the input
+# saved with it is just the last one run): per input, libFuzzer reruns every input that allocates
+# more than it frees, as each new graph does while it fills the engine's plan caches, and scans
+# the heap on some, which makes the graph target three times slower (docs/RELIABILITY.md).
 #
 # Before fuzzing, two self-tests check that a finding and a trap each leave their input. A finding
 # stops that target and leaves its input as .build-fuzz/findings/TARGET/crash-*;
@@ -59,7 +66,7 @@ for target in "${targets[@]}"; do
     # Leak detection stays on; the graph target's OpenCL-free evaluation leaves nothing behind.
     if TENSORFUZZ_TARGET=$target ASAN_OPTIONS=abort_on_error=1 "$binary" \
         -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
-        -artifact_prefix="$findings/" "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} > "$log" 2>&1; then
+        -artifact_prefix="$findings/" ${FUZZ_FLAGS:-} "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} > "$log" 2>&1; then
         result=ok
     else
         result="FINDING (see $log and $findings)"

@@ -31,8 +31,16 @@ extension RandomGraph {
     /// `|t|` as `Float` (an integer or Boolean entry is converted first).
     static func magnitude(_ t: Tensor) -> Tensor { (t.dtype == .float32 ? t : t.cast(to: Float.self)).abs() }
 
-    /// The bound of rounding `t` by `relative`: `relative·|t|`.
-    static func rounding(_ t: Tensor, _ relative: Float) -> Tensor { magnitude(t) * relative }
+    /// `|t|` where it is finite, else zero: the magnitudes rounding errors are relative to. An
+    /// infinity or NaN in a result is no rounding error: the backends must agree on it exactly,
+    /// unless an operand's own bound is infinite.
+    static func finiteMagnitude(_ t: Tensor) -> Tensor {
+        let m = magnitude(t)
+        return Tensor(zeros: m.shape).replacing(with: m, where: m .< Float.infinity)
+    }
+
+    /// The bound of rounding `t` by `relative`: `relative·|t|` (zero where `t` is not finite).
+    static func rounding(_ t: Tensor, _ relative: Float) -> Tensor { finiteMagnitude(t) * relative }
 
     /// The bound of an operation that may magnify a last-bit difference without limit, applied to
     /// exact operands: the plain tolerance (``tolerance`` relative, absolute below magnitude 1).
@@ -54,7 +62,8 @@ extension RandomGraph {
         let propagated = total(
             a.bound.map { multiply($0, b.bound.map { y + $0 } ?? y) },
             b.bound.map { multiply(x, $0) })
-        return total(propagated, multiply(x, y) * (Float(Swift.max(length, 1) + 1) * ulp))
+        let rounded = multiply(finiteMagnitude(a.tensor), finiteMagnitude(b.tensor))
+        return total(propagated, rounded * (Float(Swift.max(length, 1) + 1) * ulp))
     }
 
     /// The bound of `f(x)` for a function whose slope is at most `slope`: `slope·Bx` plus the
@@ -80,7 +89,7 @@ extension RandomGraph {
     /// terms sum exactly in any order). `nil` for exact terms.
     static func summation(_ a: Entry, length: Int, _ reduce: (Tensor) -> Tensor) -> Tensor? {
         guard let bound = a.bound else { return nil }
-        return reduce(bound) + reduce(magnitude(a.tensor)) * (Float(Swift.max(length, 1) + 1) * ulp)
+        return reduce(bound) + reduce(finiteMagnitude(a.tensor)) * (Float(Swift.max(length, 1) + 1) * ulp)
     }
 
     /// The bound of `softmax(x)` along an axis (result `s`): with every operand within `D` of the
@@ -92,7 +101,7 @@ extension RandomGraph {
             let spread = bound.max(alongAxes: axis, keepRank: true) * 2
             return (spread.exp() - 1).pointwiseMax(spread) * result
         }
-        let shifted = magnitude(a.tensor - a.tensor.max(alongAxes: axis, keepRank: true))
+        let shifted = finiteMagnitude(a.tensor - a.tensor.max(alongAxes: axis, keepRank: true))
         let relative = shifted * ulp + (functionError + Float(length + 1) * ulp)
         return total(growth, relative * result)
     }
@@ -102,8 +111,8 @@ extension RandomGraph {
     /// `x - max` and of `log` (both within `|l| + |x - max|`), and of a sum of `length` terms.
     static func logSoftmax(_ a: Entry, _ result: Tensor, axis: Int, length: Int) -> Tensor? {
         let shift = a.bound.map { $0 + $0.max(alongAxes: axis, keepRank: true) }
-        let shifted = magnitude(a.tensor - a.tensor.max(alongAxes: axis, keepRank: true))
-        let rounded = (magnitude(result) + shifted) * functionError + Float(length + 1) * ulp
+        let shifted = finiteMagnitude(a.tensor - a.tensor.max(alongAxes: axis, keepRank: true))
+        let rounded = (finiteMagnitude(result) + shifted) * functionError + Float(length + 1) * ulp
         return total(shift, rounded)
     }
 
@@ -114,11 +123,12 @@ extension RandomGraph {
     /// NaN (infinity times zero) or zero depending on its order, the naive backend's `Double`
     /// accumulator the rounded true product.
     static func productReduction(_ a: Entry, length: Int, _ reduce: (Tensor) -> Tensor) -> Tensor? {
-        let magnitudes = magnitude(a.tensor)
-        let rounded = reduce(magnitudes) * (Float(Swift.max(length, 1) + 1) * ulp)
+        let magnitudes = magnitude(a.tensor), finite = finiteMagnitude(a.tensor)
+        let rounded = reduce(finite) * (Float(Swift.max(length, 1) + 1) * ulp)
         let propagated = a.bound.map { reduce(magnitudes + $0) - reduce(magnitudes) + rounded } ?? rounded
-        let nonZero = magnitudes.replacing(with: 1, where: magnitudes .== 0)
-        let leavesRange = (reduce(magnitudes.pointwiseMax(1)) .== Float.infinity)
+        // A non-finite factor makes the product infinite or NaN in any order: not a range problem.
+        let nonZero = finite.replacing(with: 1, where: finite .== 0)
+        let leavesRange = (reduce(finite.pointwiseMax(1)) .== Float.infinity)
             .| (reduce(nonZero.pointwiseMin(1)) .< Float.leastNormalMagnitude)
         return propagated.replacing(with: Float.infinity, where: leavesRange)
     }
