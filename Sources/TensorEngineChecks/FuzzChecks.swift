@@ -162,9 +162,9 @@ package enum FuzzChecks {
     /// (``RandomGraph/Entry/bound``), evaluated on the naive backend only then: a result made by
     /// cancellation may be far smaller than its terms, and the rounding of the terms, not of the
     /// result, bounds the difference. Where the bound is infinite (magnitudes upstream overflowed
-    /// `Float`, or a product's partial products may have), any candidate element is accepted; a
-    /// non-finite reference element must otherwise be matched exactly, and a NaN bound counts as
-    /// zero.
+    /// `Float`, or a product's partial products may have) or NaN (such a bound times zero), any
+    /// candidate element is accepted; a non-finite reference element must otherwise be matched
+    /// exactly.
     package static func compare(
         _ expected: Result<(shape: [Int], elements: [Double]), TensorError>,
         _ actual: Result<(shape: [Int], elements: [Double]), TensorError>,
@@ -195,7 +195,7 @@ package enum FuzzChecks {
                 }
                 bound = evaluated.elements
             }
-            let unbounded = bound.map { $0 == .infinity }
+            let unbounded = bound.map { $0 == .infinity || $0.isNaN }
             for (index, (w, g)) in pairs.enumerated() where !unbounded[index] && !agree(w, g, entry.precision) {
                 guard w.isFinite, Swift.abs(w - g) <= bound[index] else {
                     let apart = "apart by more than the bound \(bound[index])"

@@ -31,9 +31,10 @@ extension RandomGraph {
     /// `|t|` as `Float` (an integer or Boolean entry is converted first).
     static func magnitude(_ t: Tensor) -> Tensor { (t.dtype == .float32 ? t : t.cast(to: Float.self)).abs() }
 
-    /// `|t|` where it is finite, else zero: the magnitudes rounding errors are relative to. An
-    /// infinity or NaN in a result is no rounding error: the backends must agree on it exactly,
-    /// unless an operand's own bound is infinite.
+    /// `|t|` where it is finite, else zero: the magnitudes rounding errors are relative to and
+    /// operands' bounds are scaled by. An infinity or NaN in a value is no rounding error: the
+    /// backends must agree on it exactly, unless an operand's own bound is infinite. So the only
+    /// NaN a bound can hold is an infinite bound times zero, which is unbounded too.
     static func finiteMagnitude(_ t: Tensor) -> Tensor {
         let m = magnitude(t)
         return Tensor(zeros: m.shape).replacing(with: m, where: m .< Float.infinity)
@@ -58,12 +59,11 @@ extension RandomGraph {
     /// `multiply` over `length` terms): `Bx·|y| + |x|·By + Bx·By`, plus the rounding of a sum of
     /// `length` products: `length + 1` ulps of `Σ|x||y|`.
     static func product(_ a: Entry, _ b: Entry, length: Int, _ multiply: (Tensor, Tensor) -> Tensor) -> Tensor? {
-        let x = magnitude(a.tensor), y = magnitude(b.tensor)
+        let x = finiteMagnitude(a.tensor), y = finiteMagnitude(b.tensor)
         let propagated = total(
             a.bound.map { multiply($0, b.bound.map { y + $0 } ?? y) },
             b.bound.map { multiply(x, $0) })
-        let rounded = multiply(finiteMagnitude(a.tensor), finiteMagnitude(b.tensor))
-        return total(propagated, rounded * (Float(Swift.max(length, 1) + 1) * ulp))
+        return total(propagated, multiply(x, y) * (Float(Swift.max(length, 1) + 1) * ulp))
     }
 
     /// The bound of `f(x)` for a function whose slope is at most `slope`: `slope·Bx` plus the
@@ -78,7 +78,8 @@ extension RandomGraph {
     static func exponential(_ a: Entry, _ result: Tensor, rate: Float = 1) -> Tensor? {
         let growth = a.bound.map { bound in
             let scaled = bound * Swift.abs(rate)
-            return (scaled.exp() - 1).pointwiseMax(scaled) * result
+            // Zero where the operand's bound is (an infinite result times no growth).
+            return ((scaled.exp() - 1).pointwiseMax(scaled) * result).replacing(with: 0, where: bound .== 0)
         }
         return total(growth, rounding(result, functionError))
     }
@@ -99,7 +100,7 @@ extension RandomGraph {
     static func softmax(_ a: Entry, _ result: Tensor, axis: Int, length: Int) -> Tensor? {
         let growth = a.bound.map { bound in
             let spread = bound.max(alongAxes: axis, keepRank: true) * 2
-            return (spread.exp() - 1).pointwiseMax(spread) * result
+            return ((spread.exp() - 1).pointwiseMax(spread) * result).replacing(with: 0, where: spread .== 0)
         }
         let shifted = finiteMagnitude(a.tensor - a.tensor.max(alongAxes: axis, keepRank: true))
         let relative = shifted * ulp + (functionError + Float(length + 1) * ulp)
@@ -123,9 +124,9 @@ extension RandomGraph {
     /// NaN (infinity times zero) or zero depending on its order, the naive backend's `Double`
     /// accumulator the rounded true product.
     static func productReduction(_ a: Entry, length: Int, _ reduce: (Tensor) -> Tensor) -> Tensor? {
-        let magnitudes = magnitude(a.tensor), finite = finiteMagnitude(a.tensor)
+        let finite = finiteMagnitude(a.tensor)
         let rounded = reduce(finite) * (Float(Swift.max(length, 1) + 1) * ulp)
-        let propagated = a.bound.map { reduce(magnitudes + $0) - reduce(magnitudes) + rounded } ?? rounded
+        let propagated = a.bound.map { reduce(finite + $0) - reduce(finite) + rounded } ?? rounded
         // A non-finite factor makes the product infinite or NaN in any order: not a range problem.
         let nonZero = finite.replacing(with: 1, where: finite .== 0)
         let leavesRange = (reduce(finite.pointwiseMax(1)) .== Float.infinity)

@@ -156,7 +156,7 @@ extension RandomGraph {
             case .relu, .abs, .neg: a.bound
             case .squared:
                 Self.total(
-                    a.bound.map { $0 * (Self.magnitude(x) * 2 + $0) }, Self.rounding(result, Self.arithmeticError))
+                    a.bound.map { $0 * (Self.finiteMagnitude(x) * 2 + $0) }, Self.rounding(result, Self.arithmeticError))
             case .gelu, .geluTanh:
                 // 0.5·x·(1 + erf(x/√2)): erf's error is relative to 1, not to 1 + erf (which
                 // cancels for negative x), so it is an error relative to |x|.
