@@ -212,8 +212,8 @@ package enum FuzzChecks {
         switch precision {
         case .exact: return false
         case .approximate:
-            let tolerance = Double(RandomGraph.tolerance)
-            return want.isFinite && got.isFinite && Swift.abs(want - got) <= tolerance * Swift.max(1, Swift.abs(want))
+            let allowed = RandomGraph.tolerance * Swift.max(1, Swift.abs(want))
+            return want.isFinite && got.isFinite && Swift.abs(want - got) <= allowed
         case .unstable: return true
         }
     }

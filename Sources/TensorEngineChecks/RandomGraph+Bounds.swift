@@ -45,7 +45,7 @@ extension RandomGraph {
 
     /// The bound of an operation that may magnify a last-bit difference without limit, applied to
     /// exact operands: the plain tolerance (``tolerance`` relative, absolute below magnitude 1).
-    static func plain(_ t: Tensor) -> Tensor { (magnitude(t) + 1) * tolerance }
+    static func plain(_ t: Tensor) -> Tensor { (magnitude(t) + 1) * Float(tolerance) }
 
     /// The sum of the terms present (`nil` ones are zero; `nil` if all are).
     static func total(_ terms: Tensor?...) -> Tensor? {

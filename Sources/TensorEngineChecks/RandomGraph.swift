@@ -45,9 +45,10 @@ package struct RandomGraph {
         package let step: String
     }
 
-    /// Relative tolerance for one rounded operation (and absolute below magnitude 1): far above
-    /// the few ulps (about 1e-7 each) by which backends' functions and summation orders differ.
-    package static let tolerance: Float = 1e-3
+    /// The plain tolerance of approximate values: relative, and absolute below magnitude 1. Far
+    /// above the few ulps (about 1e-7 each) by which backends' functions and summation orders
+    /// differ, except where a result is much smaller than its terms (see ``Entry/bound``).
+    package static let tolerance = 1e-3
 
     /// Every tensor the program made, in order.
     package private(set) var entries: [Entry] = []
