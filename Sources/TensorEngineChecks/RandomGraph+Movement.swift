@@ -20,7 +20,8 @@ extension RandomGraph {
             // The padding value is exact: the bound is padded with zeros.
             let rank = x.rank, shape = x.shape
             let sizes = counts(2 * rank, choices: [0, 1, 2, 3, 17]) { sizes in
-                shape.indices.reduce(1) { $0 * (shape[$1] + sizes[$1] + sizes[rank + $1]) }
+                // Sizes are at most 17 here: a huge extent is capped before they are added.
+                Self.elements(shape.indices.map { Swift.min(shape[$0], Int.max / 2) + sizes[$0] + sizes[rank + $0] })
             }
             var pairs = (0..<rank).map { (before: sizes[$0], after: sizes[rank + $0]) }
             if sizes.count > 2 * rank { pairs.append((before: 1, after: 1)) }
@@ -77,7 +78,7 @@ extension RandomGraph {
             let axes = reader.next() % 4 == 0 ? [first, axis(rank)] : [first]
             return { $0.reversed(alongAxes: axes) }
         default:
-            let multiples = counts(rank, choices: Array(0...8)) { zip(shape, $0).reduce(1) { $0 * $1.0 * $1.1 } }
+            let multiples = counts(rank, choices: Array(0...8)) { Self.elements(shape + $0) }
             return { $0.tiled(multiples: multiples) }
         }
     }

@@ -140,6 +140,16 @@ package struct RandomGraph {
         return axes
     }
 
+    /// The number of elements of a shape with these extents, `Int.max` if it overflows (an
+    /// empty tensor may have a huge extent, made by padding or tiling it by a huge size).
+    static func elements(_ extents: [Int]) -> Int {
+        guard !extents.contains(where: { $0 <= 0 }) else { return 0 }
+        return extents.reduce(1) { product, extent in
+            let (next, overflow) = product.multipliedReportingOverflow(by: extent)
+            return overflow ? Int.max : next
+        }
+    }
+
     /// `number` counts drawn from `choices` (tiling multiples, padding sizes): halved, largest
     /// first, while `made(counts)` (the elements of the result) is over ``maximumMadeCount``,
     /// except that one time in 32 the first is huge (the operation must fail as too large before
