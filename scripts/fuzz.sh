@@ -63,6 +63,7 @@ for target in "${targets[@]}"; do
     seeds=Tests/TensorEngineTests/Fixtures/fuzz/$target
     log=.build-fuzz/$target.log
     echo "fuzz: $target for ${seconds} s" >&2
+    started=$SECONDS
     # Leak detection stays on; the graph target's OpenCL-free evaluation leaves nothing behind.
     if TENSORFUZZ_TARGET=$target ASAN_OPTIONS=abort_on_error=1 "$binary" \
         -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
@@ -72,9 +73,10 @@ for target in "${targets[@]}"; do
         result="FINDING (see $log and $findings)"
         status=1
     fi
+    elapsed=$((SECONDS - started))
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || true)
     printf '%-12s %10s executions in %4s s, coverage %6s edges, corpus %5s inputs: %s\n' \
-        "$target" "${runs:-?}" "$seconds" "${coverage:-?}" "$(ls "$corpus" | wc -l)" "$result" | tee -a "$summary"
+        "$target" "${runs:-?}" "$elapsed" "${coverage:-?}" "$(ls "$corpus" | wc -l)" "$result" | tee -a "$summary"
 done
 exit $status

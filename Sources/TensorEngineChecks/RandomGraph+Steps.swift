@@ -184,7 +184,7 @@ extension RandomGraph {
         case .compare where bothExact: push(comparison(x, y), .exact, step: name)
         case .logical where bothExact: push(reader.next() % 2 == 0 ? x .& y : x .| y, .exact, step: name)
         case .replacing where bothExact: push(x.replacing(with: y, where: comparison(x, y)), .exact, step: name)
-        case .replacingScalar where a.precision == .exact:
+        case .replacingScalar where bothExact:
             push(x.replacing(with: quarter(), where: comparison(x, y)), .exact, step: name)
         default: push(leaf(), .exact)
         }
