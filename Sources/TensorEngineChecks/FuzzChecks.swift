@@ -130,7 +130,7 @@ package enum FuzzChecks {
                 }
                 report("output \(index) (\(want.step), \(want.precision)): \(outcome)")
             }
-            if let finding = compare(expected, actual, precision: want.precision) {
+            if let finding = await compare(expected, actual, entry: want) {
                 let steps = reference.entries.map(\.step).joined(separator: " ")
                 return "output \(index) (\(want.step), \(want.precision)) of program [\(steps)]: \(finding)"
             }
@@ -139,7 +139,7 @@ package enum FuzzChecks {
     }
 
     /// An evaluated tensor's shape and elements (as `Double`s), or its error.
-    static func values(of tensor: Tensor, policy: ComputePolicy) async -> Result<(shape: [Int], elements: [Double]), TensorError> {
+    package static func values(of tensor: Tensor, policy: ComputePolicy) async -> Result<(shape: [Int], elements: [Double]), TensorError> {
         do throws(TensorError) {
             try await Tensor.evaluate([tensor], policy: policy)
             let elements: [Double] = switch tensor.dtype {
@@ -154,15 +154,22 @@ package enum FuzzChecks {
         }
     }
 
-    /// Relative tolerance of approximate entries (absolute below magnitude 1): a chain of
-    /// two dozen operations, each within a few ulps, stays far inside it.
-    static let tolerance = 1e-3
-
-    static func compare(
+    /// Compares the reference (naive) and candidate results of one entry.
+    ///
+    /// Exact entries must match bit for bit (NaN matching NaN, either zero the other). An
+    /// approximate element passes within ``RandomGraph/tolerance`` relative (absolute below
+    /// magnitude 1) or, failing that, within the entry's propagated bound
+    /// (``RandomGraph/Entry/bound``), evaluated on the naive backend only then: a result made by
+    /// cancellation may be far smaller than its terms, and the rounding of the terms, not of the
+    /// result, bounds the difference. Where the bound is infinite (magnitudes upstream overflowed
+    /// `Float`, or a product's partial products may have) or NaN (such a bound times zero), any
+    /// candidate element is accepted; a non-finite reference element must otherwise be matched
+    /// exactly.
+    package static func compare(
         _ expected: Result<(shape: [Int], elements: [Double]), TensorError>,
         _ actual: Result<(shape: [Int], elements: [Double]), TensorError>,
-        precision: RandomGraph.Precision
-    ) -> String? {
+        entry: RandomGraph.Entry
+    ) async -> String? {
         switch (expected, actual) {
         case (.failure(let want), .failure(let got)):
             return want.kind == got.kind ? nil : "naive threw \(want.kind) (\(want)), openblas threw \(got.kind) (\(got))"
@@ -174,18 +181,39 @@ package enum FuzzChecks {
             guard want.shape == got.shape, want.elements.count == got.elements.count else {
                 return "shapes differ: naive \(want.shape), openblas \(got.shape)"
             }
-            for (index, (w, g)) in zip(want.elements, got.elements).enumerated() where !agree(w, g, precision) {
-                return "element \(index) of \(want.shape): naive \(w), openblas \(g)"
+            let pairs = Array(zip(want.elements, got.elements))
+            guard let first = pairs.firstIndex(where: { !agree($0, $1, entry.precision) }) else { return nil }
+            guard entry.precision == .approximate, let boundTensor = entry.bound else {
+                return "element \(first) of \(want.shape): naive \(pairs[first].0), openblas \(pairs[first].1)"
+            }
+            let bound: [Double]
+            switch await values(of: boundTensor, policy: .only(.naive)) {
+            case .failure(let error): return "the error bound of an approximate result could not be evaluated: \(error)"
+            case .success(let evaluated):
+                guard evaluated.elements.count == pairs.count else {
+                    return "the error bound has shape \(evaluated.shape), the result \(want.shape)"
+                }
+                bound = evaluated.elements
+            }
+            let unbounded = bound.map { $0 == .infinity || $0.isNaN }
+            for (index, (w, g)) in pairs.enumerated() where !unbounded[index] && !agree(w, g, entry.precision) {
+                guard w.isFinite, Swift.abs(w - g) <= bound[index] else {
+                    let apart = "apart by more than the bound \(bound[index])"
+                    return "element \(index) of \(want.shape): naive \(w), openblas \(g), \(apart)"
+                }
             }
             return nil
         }
     }
 
+    /// Whether two elements agree within the plain tolerance of their precision.
     static func agree(_ want: Double, _ got: Double, _ precision: RandomGraph.Precision) -> Bool {
         if want == got || (want.isNaN && got.isNaN) { return true }
         switch precision {
         case .exact: return false
-        case .approximate: return want.isFinite && got.isFinite && Swift.abs(want - got) <= tolerance * Swift.max(1, Swift.abs(want))
+        case .approximate:
+            let allowed = RandomGraph.tolerance * Swift.max(1, Swift.abs(want))
+            return want.isFinite && got.isFinite && Swift.abs(want - got) <= allowed
         case .unstable: return true
         }
     }

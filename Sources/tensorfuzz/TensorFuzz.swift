@@ -8,23 +8,62 @@ import TensorEngineChecks
 // run pseudo-random ones, without libFuzzer.
 
 #if TENSORFUZZ_LIBFUZZER
-private let fuzzTarget: FuzzChecks.Target = {
+/// What the libFuzzer build checks: a target, or one of the self-tests that scripts/fuzz.sh runs
+/// first to see that a finding and a crash each leave their input (`TENSORFUZZ_TARGET`).
+private enum FuzzMode {
+    case target(FuzzChecks.Target)
+    /// `selftest-finding`: every input is checked as a graph, then reported as a finding.
+    case reportEveryInput
+    /// `selftest-trap`: every input is checked as a graph, then traps.
+    case trapOnEveryInput
+
+    var name: String {
+        switch self {
+        case .target(let target): target.rawValue
+        case .reportEveryInput: "selftest-finding"
+        case .trapOnEveryInput: "selftest-trap"
+        }
+    }
+}
+
+private let fuzzMode: FuzzMode = {
+    let modes = FuzzChecks.Target.allCases.map(FuzzMode.target) + [.reportEveryInput, .trapOnEveryInput]
     let name = ProcessInfo.processInfo.environment["TENSORFUZZ_TARGET"] ?? ""
-    guard let target = FuzzChecks.Target(rawValue: name) else {
-        let names = FuzzChecks.Target.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let mode = modes.first(where: { $0.name == name }) else {
+        let names = modes.map(\.name).joined(separator: ", ")
         FileHandle.standardError.write(Data("tensorfuzz: set TENSORFUZZ_TARGET to one of \(names)\n".utf8))
         exit(2)
     }
-    return target
+    return mode
 }()
 
-/// libFuzzer's entry point: one input per call; a finding aborts so libFuzzer saves the input.
+/// libFuzzer's entry point: one input per call.
+///
+/// A finding exits the process from inside the callback, which libFuzzer reports as "fuzz target
+/// exited" after writing the input to `-artifact_prefix` as `crash-<sha1>`. It used to `abort()`,
+/// which left no input: the first evaluation starts the engine, whose OpenCL discovery loads
+/// PoCL, and PoCL's LLVM installs its own handlers for SIGABRT and the other crash signals over
+/// libFuzzer's. LLVM's handler puts libFuzzer's back and returns, which is enough for a fault
+/// that recurs when the instruction runs again (a trap, a bad access), but `abort()` then dies of
+/// the default action without libFuzzer seeing it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    if let finding = FuzzChecks.check(fuzzTarget, bytes) {
-        FileHandle.standardError.write(Data("tensorfuzz finding (\(fuzzTarget.rawValue)): \(finding)\n".utf8))
-        abort()
+    let finding: String?
+    switch fuzzMode {
+    case .target(let target):
+        finding = FuzzChecks.check(target, bytes)
+    case .reportEveryInput:
+        _ = FuzzChecks.check(.graph, bytes)
+        finding = "every input is a finding (self-test)"
+    case .trapOnEveryInput:
+        _ = FuzzChecks.check(.graph, bytes)
+        // Deliberate: what a failed precondition or an index out of range in the engine does.
+        preconditionFailure("every input traps (self-test)")
+    }
+    if let finding {
+        FileHandle.standardError.write(Data("tensorfuzz finding (\(fuzzMode.name)): \(finding)\n".utf8))
+        exit(1)
     }
     return 0
 }

@@ -13,12 +13,18 @@ package enum Shape {
     }
 
     /// Row-major strides in elements (the last axis has stride 1).
+    ///
+    /// An empty axis counts as size 1, so the strides of an empty tensor may multiply extents
+    /// whose product overflows although its element count (zero) does not, as in `[0, 2⁶², 4]`,
+    /// or a padding or tiling of an empty tensor by a huge size: such strides saturate at
+    /// `Int.max` (no element is ever addressed through them).
     static func contiguousStrides(_ shape: [Int]) -> [Int] {
         var strides = [Int](repeating: 1, count: shape.count)
         var running = 1
         for axis in shape.indices.reversed() {
             strides[axis] = running
-            running *= Swift.max(shape[axis], 1)
+            let (product, overflow) = running.multipliedReportingOverflow(by: Swift.max(shape[axis], 1))
+            running = overflow ? Int.max : product
         }
         return strides
     }

@@ -232,6 +232,11 @@ enum ShapeRules {
             }
             shape.append(total)
         }
+        // Each extent may fit while their product does not (the strides would overflow).
+        guard Shape.elementCount(shape) != nil else {
+            let pairs = padding.map { "(\($0.before), \($0.after))" }.joined(separator: ", ")
+            throw RuleViolation(.tooLarge, "padding [\(pairs)] of \(describe(x.shape)) gives more elements than an Int counts")
+        }
         return TensorSignature(shape: shape, scalarType: x.scalarType)
     }
 

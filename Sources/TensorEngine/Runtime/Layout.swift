@@ -72,6 +72,10 @@ package struct Layout: Sendable, Hashable {
 
     /// A strided sub-range of every axis.
     func sliced(_ dimensions: [SliceDimension]) -> Layout {
+        // An empty view addresses nothing, and its offset and strides are not computed: the
+        // strides it starts from may be saturated (see `Shape.contiguousStrides`), as in padding
+        // an empty tensor by a huge size.
+        guard dimensions.allSatisfy({ $0.count > 0 }) else { return Layout(contiguous: dimensions.map(\.count)) }
         var newOffset = offset
         for (axis, d) in dimensions.enumerated() where d.count > 0 { newOffset += d.start * strides[axis] }
         // The step matters only between two elements; with one, any step (Int.max included) is

@@ -85,4 +85,60 @@ struct FuzzRegressionTests {
         let broadcast = try await withComputePolicy(policy) { try await Tensor(zeros: [2, 0, 1, 3, 4]).matmul(Tensor(ones: [4, 2])).shapedArray(of: Float.self) }
         #expect(broadcast.shape == [2, 0, 1, 3, 2])
     }
+
+    /// Found by the graph target: a product of `[33, 33]` matrices whose terms reach 3e7 and
+    /// cancel to about 925. Every backend must be within `Float`'s summation bound
+    /// (`k·u·Σ|aᵢbᵢ|`, `u = 2⁻²⁴`) of the exact value; that is 0.2% of this result, so the graph
+    /// check compares such results within a bound propagated from the terms, not the result.
+    @Test(arguments: policies)
+    func productOfCancellingTerms(_ policy: ComputePolicy) async throws {
+        var state = UInt32(0x15) &* 2_654_435_761 &+ 12_345
+        let x = (0..<(33 * 33)).map { _ -> Float in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(Int(state >> 16) % 33 - 16) / 4
+        }
+        let e = x.map { Float(Foundation.exp(Double($0 * $0))) }
+        let tensor = Tensor(shape: [33, 33], scalars: x)
+        let product = try await withComputePolicy(policy) {
+            try await (tensor * tensor).exp().matmul(tensor).shapedArray(of: Float.self).scalars
+        }
+        for (row, column) in [(8, 17), (0, 0), (32, 5)] {
+            let terms = (0..<33).map { Double(e[row * 33 + $0]) * Double(x[$0 * 33 + column]) }
+            let exact = terms.reduce(0, +), magnitudes = terms.map(Swift.abs).reduce(0, +)
+            // exp itself within 16 ulp (the backends' own exp), then k + 1 roundings of the sum.
+            let allowed = (16 + 34) * 0x1p-23 * magnitudes
+            let difference = Swift.abs(Double(product[row * 33 + column]) - exact)
+            #expect(difference <= allowed, "(\(row), \(column)) of \(policy)")
+        }
+    }
+
+    /// The bound still catches a real difference: the saved cancelling product, with one
+    /// element of the candidate moved by ten times its bound, is a finding.
+    @Test func boundedComparisonFindsADifference() async throws {
+        let file = try #require(Self.inputs(.graph).first { $0.lastPathComponent == "matmul-cancellation.bin" })
+        let input = Array(try Data(contentsOf: file))
+        let entry = try #require(RandomGraph(decoding: input).outputs.last)
+        let expected = await FuzzChecks.values(of: entry.tensor, policy: .only(.naive))
+        let boundTensor = try #require(entry.bound)
+        let bound = try await FuzzChecks.values(of: boundTensor, policy: .only(.naive)).get()
+        let reference = try expected.get()
+        #expect(await FuzzChecks.compare(expected, expected, entry: entry) == nil)
+        var moved = reference
+        moved.elements[281] += 10 * bound.elements[281]
+        let finding = await FuzzChecks.compare(expected, .success(moved), entry: entry)
+        #expect(finding?.contains("element 281") == true, "\(finding ?? "no finding")")
+    }
+
+    /// Found by the graph target: padding whose extents each fit in an `Int` but whose element
+    /// count does not trapped computing strides (it is a `tooLarge` error), and padding an empty
+    /// tensor by a huge size trapped slicing out its interior (it is an empty tensor).
+    @Test(arguments: policies)
+    func paddingByAHugeSize(_ policy: ComputePolicy) async throws {
+        let huge = Int.max / 2
+        let overflowing = Tensor(zeros: [2, 3]).padded(forSizes: [(before: huge, after: 0), (before: 0, after: 0)])
+        #expect(overflowing.error?.kind == .tooLarge)
+        let empty = Tensor(zeros: [2, 0, 3]).padded(forSizes: [(huge, 0), (0, 0), (0, 0)], with: 1)
+        let values = try await withComputePolicy(policy) { try await empty.shapedArray(of: Float.self) }
+        #expect(values.shape == [huge + 2, 0, 3] && values.scalars.isEmpty)
+    }
 }
