@@ -19,12 +19,17 @@ extension RandomGraph {
         case reshape, flatten, transpose, reverseAxes, concat, stack, split, slice, subscriptAxes
         case expand, squeeze, squeezeAxis, broadcast, gather, reverse, tile, pad
         case leaf, repeating, range, intRange, linearSpace
+        // Appended (the order is the input language; RandomGraph.reencoded rewrites saved inputs).
+        case tan, asin, acos, atan, sinh, cosh, acosh, atanh, exp2
+        case remainder, remainderScalar, xor, all, any, cumprod, argsort
+        case scatter, gatherVectors, padMirrored, resizeNearest, resizeBilinear, bandPart, newAxis
     }
 
     /// Decodes and pushes one step.
     mutating func step() {
+        stepCodePositions.append(reader.position)
         let code = reader.next()
-        let step = Step.allCases[Int(code) % Step.allCases.count]
+        let step = Step.allCases[Int(code) % stepCount]
         let a = operand(), b = operand()
         switch step {
         case .add, .sub, .mul, .div, .max, .min, .pow: binary(step, a, b)
@@ -45,6 +50,10 @@ extension RandomGraph {
              .expand, .squeeze, .squeezeAxis, .broadcast, .gather, .reverse, .tile, .pad:
             movement(step, a, b)
         case .leaf, .repeating, .range, .intRange, .linearSpace: creation(step)
+        case .tan, .asin, .acos, .atan, .sinh, .cosh, .acosh, .atanh, .exp2: mathematical(step, a)
+        case .remainder, .remainderScalar, .xor, .all, .any, .cumprod, .argsort: selections(step, a, b)
+        case .scatter, .gatherVectors, .padMirrored, .resizeNearest, .resizeBilinear, .bandPart, .newAxis:
+            resampling(step, a)
         }
     }
 

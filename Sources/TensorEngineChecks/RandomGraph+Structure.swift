@@ -59,7 +59,7 @@ extension RandomGraph {
     private static func length(_ x: Tensor, _ result: Tensor) -> Int { x.scalarCount / Swift.max(1, result.scalarCount) }
 
     /// One reduction axis, or (one time in four) two.
-    private mutating func reduction(axesOf rank: Int) -> [Int] {
+    mutating func reduction(axesOf rank: Int) -> [Int] {
         let first = axis(rank)
         return reader.next() % 4 == 0 ? [first, axis(rank)] : [first]
     }

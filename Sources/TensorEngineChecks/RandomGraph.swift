@@ -62,8 +62,19 @@ package struct RandomGraph {
     /// request is scaled down, except for the rare huge one that must fail as too large.
     static let maximumMadeCount = 1 << 16
 
+    /// Where in the input each step's code byte was read, in order.
+    package internal(set) var stepCodePositions: [Int] = []
+    /// How many steps a code byte chooses among (the step list's length, but for re-encoding).
+    let stepCount: Int
+
     /// Decodes `bytes` into a graph (building it, not evaluating it).
     package init(decoding bytes: [UInt8]) {
+        self.init(decoding: bytes, stepCount: Step.allCases.count)
+    }
+
+    /// Decodes `bytes` in the language of a step list of `stepCount` steps, the first of today's.
+    package init(decoding bytes: [UInt8], stepCount: Int) {
+        self.stepCount = Swift.max(1, Swift.min(stepCount, Step.allCases.count))
         reader = ByteReader(bytes)
         let leafCount = 1 + Int(reader.next() % 3)
         for _ in 0..<leafCount { push(leaf(), .exact) }
@@ -174,7 +185,7 @@ package struct RandomGraph {
 /// Reads bytes one at a time, giving zeros once they run out.
 struct ByteReader {
     private let bytes: [UInt8]
-    private var position = 0
+    private(set) var position = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -184,5 +195,21 @@ struct ByteReader {
         guard position < bytes.count else { return 0 }
         defer { position += 1 }
         return bytes[position]
+    }
+}
+
+extension RandomGraph {
+    /// The same program in today's language: `bytes` written for a step list of `stepCount`
+    /// steps (today's first ones) decode, after this, to the same program. The step list grows by
+    /// appending, which changes what a code byte picks (it is taken modulo the count); each
+    /// saved input's code bytes are rewritten to the step's position, which picks it under
+    /// either count.
+    package static func reencoded(_ bytes: [UInt8], fromStepCount stepCount: Int) -> [UInt8] {
+        let old = RandomGraph(decoding: bytes, stepCount: stepCount)
+        var rewritten = bytes
+        for position in old.stepCodePositions where position < rewritten.count {
+            rewritten[position] = UInt8(Int(rewritten[position]) % old.stepCount)
+        }
+        return rewritten
     }
 }

@@ -68,6 +68,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 #else
+/// `tensorfuzz reencode-graph STEPS FILE...` rewrites saved graph inputs written when the step
+/// list had STEPS steps so that they decode to the same programs today (see
+/// `RandomGraph.reencoded`);
 /// `tensorfuzz TARGET PATH...` replays inputs (files, or every file in a folder);
 /// `tensorfuzz TARGET --random COUNT [--seed N]` checks pseudo-random inputs and
 /// `tensorfuzz TARGET --hex HEX...` the given ones (a finding prints its input so); `--verbose`
@@ -79,6 +82,17 @@ enum TensorFuzz {
         if let verbose = arguments.firstIndex(of: "--verbose") {
             arguments.remove(at: verbose)
             FuzzChecks.report = { print($0) }
+        }
+        if arguments.first == "reencode-graph" {
+            guard arguments.count >= 3, let steps = Int(arguments[1]), steps > 0 else {
+                fail("usage: tensorfuzz reencode-graph STEPS FILE...")
+            }
+            for (path, bytes) in arguments.dropFirst(2).flatMap(files) {
+                let rewritten = RandomGraph.reencoded(bytes, fromStepCount: steps)
+                do { try Data(rewritten).write(to: URL(fileURLWithPath: path)) } catch { fail("\(path): \(error)") }
+                print("\(path): \(rewritten == bytes ? "unchanged" : "rewritten")")
+            }
+            exit(0)
         }
         let names = FuzzChecks.Target.allCases.map(\.rawValue).joined(separator: "|")
         guard let first = arguments.first, let target = FuzzChecks.Target(rawValue: first), arguments.count >= 2 else {
