@@ -85,6 +85,8 @@ extension Backend {
                 }
             case .composite(let decomposition):
                 if case .success = Self.kernels.kernel(for: op, self, query) { return .kernel }
+                // An empty result needs no decomposition (see `execute`).
+                if output.elementCount == 0 { return .kernel }
                 return decompositionCapability(op, decomposition, inputs: inputs)
             }
         }
@@ -122,6 +124,14 @@ extension Backend {
             case .composite(let decomposition):
                 if case .success(let run) = Self.kernels.kernel(for: op, self, query) {
                     return try run(self, op, inputs, output)
+                }
+                // An empty result is made directly: the decomposition's intermediates need not be
+                // empty (a reduction over the empty axis of [2⁶², 0] is [2⁶², 1]) and may be
+                // larger than memory, which no kernel's empty result is.
+                if output.elementCount == 0 {
+                    let empty = try HostBuffer(byteCount: 0, op: op.name)
+                    let value = Value(buffer: empty, layout: Layout(contiguous: output.shape), scalarType: output.scalarType)
+                    return memorySpace == .host ? value : try upload(value)
                 }
                 return try executeDecomposition(op, decomposition, inputs)
             }

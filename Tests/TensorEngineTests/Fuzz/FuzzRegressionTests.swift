@@ -158,4 +158,20 @@ struct FuzzRegressionTests {
         let values = try await withComputePolicy(policy) { try await empty.shapedArray(of: Float.self) }
         #expect(values.shape == [huge + 2, 0, 3] && values.scalars.isEmpty)
     }
+
+    /// Found by the graph target (graph/empty-softmax-of-huge-rows.bin): a log-softmax along the
+    /// empty axis of a [2⁶² + 4, 0] tensor failed on naive, whose decomposition's row maximum
+    /// ([2⁶² + 4, 1]) is larger than memory, while openblas's kernel gave the empty result. An
+    /// empty result is made directly now, on every backend, for every composite op.
+    @Test(arguments: policies)
+    func compositeOpsOfEmptyTensorsWithHugeRows(_ policy: ComputePolicy) async throws {
+        let rows = Int.max / 2
+        let empty = Tensor(zeros: [2, 0]).padded(forSizes: [(rows, 0), (0, 0)], with: 0)
+        for result in [empty.logSoftmax(alongAxis: 1), empty.softmax(alongAxis: 1), empty.layerNorm(alongAxis: 1)] {
+            let values = try await withComputePolicy(policy) { try await result.shapedArray(of: Float.self) }
+            #expect(values.shape == [rows + 2, 0] && values.scalars.isEmpty)
+        }
+        // A reduction over the empty axis is not empty: as large as the rows, a typed error.
+        #expect(empty.variance(alongAxes: 1).error?.kind == .tooLarge)
+    }
 }
