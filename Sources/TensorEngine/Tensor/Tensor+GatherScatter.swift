@@ -34,9 +34,11 @@ extension Tensor {
                 .tooLarge, "the first \(k) axes \(describe(leading)) have more positions than Int32 indices reach")
         }
         // The flat position of each vector in the first k axes; a vector with a coordinate
-        // outside its axis gets -1, which the gather reports as out of range.
-        let strides = Tensor(Shape.contiguousStrides(leading).map { Int32($0) }, scalarType: Int32.self)
-        let bounds = Tensor(leading.map { Int32($0) }, scalarType: Int32.self)
+        // outside its axis gets -1, which the gather reports as out of range. Extents and strides
+        // past Int32 occur only beside an empty axis (the positions fit Int32), where no vector is
+        // valid: clamped, they are never used.
+        let strides = Tensor(Shape.contiguousStrides(leading).map { Int32(clamping: $0) }, scalarType: Int32.self)
+        let bounds = Tensor(leading.map { Int32(clamping: $0) }, scalarType: Int32.self)
         let flat = (indices * strides).sum(alongAxes: -1, file: file, line: line)
         let valid = ((indices .>= Int32(0)) .& (indices .< bounds)).all(alongAxes: -1, file: file, line: line)
         let position = flat.replacing(with: -1, where: .!valid, file: file, line: line)

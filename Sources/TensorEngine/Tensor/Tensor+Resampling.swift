@@ -92,13 +92,18 @@ extension Tensor {
         var target = shape
         for (offset, newSize) in size.enumerated() { target[rank - size.count + offset] = newSize }
         if let failed = Tensor.sizeFailure(target, dtype, op: "resized(to:method:)", at: location) { return failed }
+        for axis in (rank - size.count)..<rank where shape[axis] == 0 && target[axis] > 0 {
+            return failure(.invalidArgument, "axis \(axis) is empty and cannot be resized to \(target[axis])")
+        }
+        // An empty result needs no resampling (whose index lists could be as long as a huge
+        // extent beside the empty one).
+        if target.contains(0) { return reshaped(to: target, file: file, line: line) }
+        if let tooLong = (target + shape).first(where: { $0 > Int(Int32.max) }) {
+            return failure(.tooLarge, "an axis of \(tooLong) elements is past what Int32 indices reach")
+        }
         var result = self
         for axis in (rank - size.count)..<rank where shape[axis] != target[axis] {
-            let (m, n) = (shape[axis], target[axis])
-            guard m > 0 || n == 0 else {
-                return failure(.invalidArgument, "axis \(axis) is empty and cannot be resized to \(n)")
-            }
-            result = result.resampled(axis: axis, from: m, to: n, method, file, line)
+            result = result.resampled(axis: axis, from: shape[axis], to: target[axis], method, file, line)
         }
         return result
     }
@@ -144,6 +149,8 @@ extension Tensor {
                     .invalidArgument, op: "bandPart", operandShapes: [shape],
                     message: "bandPart needs a tensor of rank 2 or more, not \(rank)", location: location))
         }
+        // Nothing to mask in an empty tensor (whose other extents may be huge).
+        guard scalarCount > 0 else { return self }
         let (rows, columns) = (shape[rank - 2], shape[rank - 1])
         var outside: [Bool] = []
         outside.reserveCapacity(rows * columns)

@@ -174,4 +174,23 @@ struct FuzzRegressionTests {
         // A reduction over the empty axis is not empty: as large as the rows, a typed error.
         #expect(empty.variance(alongAxes: 1).error?.kind == .tooLarge)
     }
+
+    /// Found by the graph target (graph/gather-vectors-beside-empty-axis.bin): an index-vector
+    /// gather from a tensor with an extent past Int32 beside an empty axis trapped converting the
+    /// extent. The same shapes made resizing build index lists as long as the huge extent and
+    /// bandPart loop over its rows; each now sees the empty result first.
+    @Test(arguments: policies)
+    func hugeExtentsBesideAnEmptyAxis(_ policy: ComputePolicy) async throws {
+        let huge = 1 << 40
+        let empty = Tensor(zeros: [0, 2]).padded(forSizes: [(0, 0), (huge, 0)], with: 0)
+        #expect(empty.shape == [0, huge + 2])
+        let vectors = Tensor(shape: [1, 2], scalars: [0, 1] as [Int32])
+        let tall = Tensor(zeros: [2, 0]).padded(forSizes: [(huge, 0), (0, 0)], with: 0)
+        for result in [empty.gathering(atIndices: vectors), tall.resized(to: [3, 0]), empty.bandPart(lowerBandCount: 0, upperBandCount: 0)] {
+            if result.error != nil { continue }
+            let values = try? await withComputePolicy(policy) { try await result.shapedArray(of: Float.self) }
+            #expect(values.map { $0.scalars.isEmpty } ?? true)
+        }
+        #expect(empty.resized(to: [1, 3]).error?.kind == .invalidArgument, "an empty axis cannot grow")
+    }
 }
