@@ -91,16 +91,25 @@ extension OpenCLBackend {
             .buffer(source), .int(sourceOffset), .buffer(chosen), .int(chosenOffset), .int(Int32(outer)),
             .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
         ], count: outer * count * inner)
-        var bad = Int32.max
-        try checkCL(runtime.enqueueRead(flag.mem.raw, bytes: 4, into: &bad), "clEnqueueReadBuffer", op: "gather")
-        guard bad == Int32.max else {
-            var position: Int32 = 0
-            let byteOffset = (Int(chosenOffset) + Int(bad)) * 4
-            try checkCL(runtime.enqueueRead(chosen.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: "gather")
-            throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape],
-                              message: "index \(position) is out of range for axis \(axis) of size \(extent)")
-        }
+        try checkIndices(flag, chosen, chosenOffset, op: "gather", axis: axis, extent: extent,
+                         shapes: [input.shape, indices.shape])
         return result
+    }
+
+    /// Throws ``TensorError/Kind/indexOutOfRange`` naming the first bad index when a gather or
+    /// scatter kernel lowered `flag` (from `Int32.max`) to the position of one in `indices`.
+    private func checkIndices(
+        _ flag: OpenCLBuffer, _ indices: OpenCLBuffer, _ offset: Int32, op: String, axis: Int, extent: Int,
+        shapes: [[Int]]
+    ) throws(TensorError) {
+        var bad = Int32.max
+        try checkCL(runtime.enqueueRead(flag.mem.raw, bytes: 4, into: &bad), "clEnqueueReadBuffer", op: op)
+        guard bad != Int32.max else { return }
+        var position: Int32 = 0
+        let byteOffset = (Int(offset) + Int(bad)) * 4
+        try checkCL(runtime.enqueueRead(indices.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: op)
+        throw TensorError(.indexOutOfRange, op: op, operandShapes: shapes,
+                          message: "index \(position) is out of range for axis \(axis) of size \(extent)")
     }
 
     /// The data copied, then the updates written along `axis` where the indices say: one
@@ -126,15 +135,8 @@ extension OpenCLBackend {
             .buffer(chosen), .int(chosenOffset), .buffer(values), .int(valuesOffset), .int(Int32(outer)),
             .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
         ], count: outer * inner)
-        var bad = Int32.max
-        try checkCL(runtime.enqueueRead(flag.mem.raw, bytes: 4, into: &bad), "clEnqueueReadBuffer", op: "scatter")
-        guard bad == Int32.max else {
-            var position: Int32 = 0
-            let byteOffset = (Int(chosenOffset) + Int(bad)) * 4
-            try checkCL(runtime.enqueueRead(chosen.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: "scatter")
-            throw TensorError(.indexOutOfRange, op: "scatter", operandShapes: [input.shape, indices.shape, updates.shape],
-                              message: "index \(position) is out of range for axis \(axis) of size \(extent)")
-        }
+        try checkIndices(flag, chosen, chosenOffset, op: "scatter", axis: axis, extent: extent,
+                         shapes: [input.shape, indices.shape, updates.shape])
         return result
     }
 }
