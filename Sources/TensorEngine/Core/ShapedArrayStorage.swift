@@ -31,7 +31,7 @@ final class ShapedArrayStorage<Scalar: TensorScalar>: @unchecked Sendable {
     /// A copy of any sequence of `count` scalars (the caller has checked the count).
     convenience init(copying scalars: some Sequence<Scalar>, count: Int) {
         self.init(uninitializedCount: count)
-        let copied = scalars.withContiguousStorageIfAvailable { source in
+        let copied: Void? = scalars.withContiguousStorageIfAvailable { source in
             if let start = source.baseAddress { base.initialize(from: start, count: Swift.min(source.count, count)) }
         }
         if copied == nil {

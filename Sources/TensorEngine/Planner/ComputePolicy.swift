@@ -41,7 +41,9 @@ public enum ComputePolicy: Sendable, Hashable, CustomStringConvertible {
         case "cpuAndGPU": self = .cpuAndGPU
         default:
             guard Engine.shared.known.contains(BackendID(name)) else {
-                throw TensorError(.invalidArgument, op: "policy", message: "unknown compute policy '\(name)'; valid: \(ComputePolicy.names.joined(separator: ", "))")
+                throw TensorError(
+                    .invalidArgument, op: "policy",
+                    message: "unknown compute policy '\(name)'; valid: \(ComputePolicy.names.joined(separator: ", "))")
             }
             self = .only(BackendID(name))
         }

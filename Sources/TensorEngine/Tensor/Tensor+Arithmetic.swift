@@ -4,15 +4,21 @@ extension Tensor {
         if a.error != nil { return a }
         if b.error != nil { return b }
         guard let shape = Op.broadcastShape(a.shape, b.shape) else {
-            return Tensor(failed: TensorError(
-                .shapeMismatch, op: kind.name, operandShapes: [a.shape, b.shape],
-                message: "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be broadcast", location: location))
+            return Tensor(
+                failed: TensorError(
+                    .shapeMismatch, op: kind.name, operandShapes: [a.shape, b.shape],
+                    message: "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be broadcast",
+                    location: location))
         }
-        return record(Op(kind), [a.broadcastIfNeeded(to: shape, at: location), b.broadcastIfNeeded(to: shape, at: location)], at: location)
+        return record(
+            Op(kind), [a.broadcastIfNeeded(to: shape, at: location), b.broadcastIfNeeded(to: shape, at: location)],
+            at: location)
     }
 
     /// Records a binary op with a scalar operand converted to the tensor's scalar type.
-    static func binary(_ kind: OpKind, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?) -> Tensor {
+    static func binary(
+        _ kind: OpKind, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?
+    ) -> Tensor {
         // Shaped like a one-element tensor already (`[1]`, `[1, 1]`): no broadcast node then,
         // which would double the ops a chain of tiny steps records.
         let ones = a.shape.allSatisfy { $0 == 1 } ? a.shape : []
@@ -58,13 +64,21 @@ extension Tensor {
     /// Divides every element by a scalar.
     public static func / (lhs: Tensor, rhs: Float) -> Tensor { binary(.divide, lhs, scalar: Double(rhs), at: nil) }
     /// Adds every element to a scalar.
-    public static func + (lhs: Float, rhs: Tensor) -> Tensor { binary(.add, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    public static func + (lhs: Float, rhs: Tensor) -> Tensor {
+        binary(.add, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    }
     /// Subtracts every element from a scalar.
-    public static func - (lhs: Float, rhs: Tensor) -> Tensor { binary(.subtract, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    public static func - (lhs: Float, rhs: Tensor) -> Tensor {
+        binary(.subtract, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    }
     /// Multiplies a scalar by every element.
-    public static func * (lhs: Float, rhs: Tensor) -> Tensor { binary(.multiply, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    public static func * (lhs: Float, rhs: Tensor) -> Tensor {
+        binary(.multiply, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    }
     /// Divides a scalar by every element.
-    public static func / (lhs: Float, rhs: Tensor) -> Tensor { binary(.divide, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil) }
+    public static func / (lhs: Float, rhs: Tensor) -> Tensor {
+        binary(.divide, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    }
 
     /// Negates every element.
     public static prefix func - (x: Tensor) -> Tensor { record(Op(.negate), [x], at: nil) }

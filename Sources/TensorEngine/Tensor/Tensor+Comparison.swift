@@ -29,7 +29,9 @@ extension Tensor {
     /// `true` where the element is above the scalar.
     public static func .> (lhs: Tensor, rhs: Float) -> Tensor { binary(.greater, lhs, scalar: Double(rhs), at: nil) }
     /// `true` where the element is at least the scalar.
-    public static func .>= (lhs: Tensor, rhs: Float) -> Tensor { binary(.greaterEqual, lhs, scalar: Double(rhs), at: nil) }
+    public static func .>= (lhs: Tensor, rhs: Float) -> Tensor {
+        binary(.greaterEqual, lhs, scalar: Double(rhs), at: nil)
+    }
 
     /// Logical and of two `Bool` tensors, with broadcasting.
     public static func .& (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.logicalAnd, lhs, rhs, at: nil) }
@@ -45,21 +47,28 @@ extension Tensor {
     ///
     /// `[1, 2, 3]` replacing with `[4, 5, 6]` where `[false, true, false]` gives `[1, 5, 3]`.
     @_disfavoredOverload
-    public func replacing(with other: Tensor, where mask: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    public func replacing(with other: Tensor, where mask: Tensor, file: StaticString = #fileID, line: UInt = #line)
+        -> Tensor
+    {
         let location = SourceLocation(file, line)
         if let failed = [self, other, mask].first(where: { $0.error != nil }) { return failed }
-        guard let shape = Op.broadcastShape(self.shape, other.shape).flatMap({ Op.broadcastShape($0, mask.shape) }) else {
-            return Tensor(failed: TensorError(
-                .shapeMismatch, op: "replacing", operandShapes: [shape, other.shape, mask.shape],
-                message: "shapes \(describe(shape)), \(describe(other.shape)) and mask \(describe(mask.shape)) cannot be broadcast",
-                location: location))
+        guard let shape = Op.broadcastShape(self.shape, other.shape).flatMap({ Op.broadcastShape($0, mask.shape) })
+        else {
+            return Tensor(
+                failed: TensorError(
+                    .shapeMismatch, op: "replacing", operandShapes: [shape, other.shape, mask.shape],
+                    message:
+                        "shapes \(describe(shape)), \(describe(other.shape)) and mask \(describe(mask.shape)) cannot be broadcast",
+                    location: location))
         }
         let operands = [mask, other, self].map { $0.broadcastIfNeeded(to: shape, at: location) }
         return Tensor.record(.select, operands, at: location)
     }
 
     /// A scalar where `mask` is `true`, and the element of `self` elsewhere.
-    public func replacing(with scalar: Float, where mask: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    public func replacing(with scalar: Float, where mask: Tensor, file: StaticString = #fileID, line: UInt = #line)
+        -> Tensor
+    {
         replacing(with: Tensor.scalar(Double(scalar), dtype), where: mask, file: file, line: line)
     }
 }

@@ -8,7 +8,8 @@ extension Tensor {
             try checkSize(shape, S.scalarType)
             let count = shape.reduce(1, *)
             guard scalars.count == count else {
-                throw RuleViolation(.shapeMismatch, "\(scalars.count) scalars cannot fill shape \(describe(shape)) (\(count) elements)")
+                throw RuleViolation(
+                    .shapeMismatch, "\(scalars.count) scalars cannot fill shape \(describe(shape)) (\(count) elements)")
             }
             let buffer: HostBuffer
             do { buffer = try HostBuffer(byteCount: count * S.scalarType.byteCount, op: op) } catch {
@@ -17,7 +18,7 @@ extension Tensor {
             let typed = buffer.elements(as: S.self)
             // Arrays and buffers in one copy: called from another module this function is not
             // specialised, and the element loop would cost a generic call per scalar.
-            let copied = scalars.withContiguousStorageIfAvailable { source in
+            let copied: Void? = scalars.withContiguousStorageIfAvailable { source in
                 if let base = source.baseAddress { typed.initialize(from: base, count: source.count) }
             }
             if copied == nil {
@@ -31,7 +32,8 @@ extension Tensor {
             let signature = TensorSignature(shape: shape, scalarType: S.scalarType)
             return Tensor(node: Node(op: .constant, inputs: [], signature: signature, location: location, data: value))
         } catch {
-            return Tensor(failed: TensorError(error.kind, op: op, operandShapes: [], message: error.message, location: location))
+            return Tensor(
+                failed: TensorError(error.kind, op: op, operandShapes: [], message: error.message, location: location))
         }
     }
 
@@ -44,7 +46,8 @@ extension Tensor {
             try checkSize(shape, type)
             return nil
         } catch {
-            return Tensor(failed: TensorError(error.kind, op: op, operandShapes: [], message: error.message, location: location))
+            return Tensor(
+                failed: TensorError(error.kind, op: op, operandShapes: [], message: error.message, location: location))
         }
     }
 
@@ -114,12 +117,16 @@ extension Tensor {
     }
 
     /// Creates a tensor of the given shape with every scalar equal to `repeatedValue`.
-    public init<S: TensorScalar>(repeating repeatedValue: S, shape: [Int], file: StaticString = #fileID, line: UInt = #line) {
+    public init<S: TensorScalar>(
+        repeating repeatedValue: S, shape: [Int], file: StaticString = #fileID, line: UInt = #line
+    ) {
         let location = SourceLocation(file, line)
         do throws(RuleViolation) {
             try Tensor.checkSize(shape, S.scalarType)
         } catch {
-            self = Tensor(failed: TensorError(error.kind, op: "init(repeating:shape:)", message: error.message, location: location))
+            self = Tensor(
+                failed: TensorError(
+                    error.kind, op: "init(repeating:shape:)", message: error.message, location: location))
             return
         }
         let count = shape.reduce(1, *)
@@ -129,21 +136,30 @@ extension Tensor {
     }
 
     /// Creates a tensor of zeros.
-    public init<S: TensorScalar>(zeros shape: [Int], scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line) {
+    public init<S: TensorScalar>(
+        zeros shape: [Int], scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
+    ) {
         self.init(repeating: S(converting: 0), shape: shape, file: file, line: line)
     }
 
     /// Creates a tensor of ones.
-    public init<S: TensorScalar>(ones shape: [Int], scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line) {
+    public init<S: TensorScalar>(
+        ones shape: [Int], scalarType: S.Type = Float.self, file: StaticString = #fileID, line: UInt = #line
+    ) {
         self.init(repeating: S(converting: 1), shape: shape, file: file, line: line)
     }
 
     /// A rank-1 tensor of the values `start, start + stride, ...` below `end` (above it for a
     /// negative stride), like NumPy's `arange`.
-    public init(rangeFrom start: Float, to end: Float, by stride: Float, file: StaticString = #fileID, line: UInt = #line) {
+    public init(
+        rangeFrom start: Float, to end: Float, by stride: Float, file: StaticString = #fileID, line: UInt = #line
+    ) {
         let location = SourceLocation(file, line)
         guard stride != 0, stride.isFinite, start.isFinite, end.isFinite else {
-            self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be finite and non-zero, the bounds finite", location: location))
+            self = Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "init(rangeFrom:to:by:)",
+                    message: "the stride must be finite and non-zero, the bounds finite", location: location))
             return
         }
         // Counted in Float, as the values are; an infinite or huge count (the bounds' difference
@@ -161,10 +177,15 @@ extension Tensor {
     /// A rank-1 `Int32` tensor of the values `start, start + stride, ...` below `end` (above it for
     /// a negative stride). With plain literals the `Float` form is chosen, as in MLTensor.
     @_disfavoredOverload
-    public init(rangeFrom start: Int32, to end: Int32, by stride: Int32, file: StaticString = #fileID, line: UInt = #line) {
+    public init(
+        rangeFrom start: Int32, to end: Int32, by stride: Int32, file: StaticString = #fileID, line: UInt = #line
+    ) {
         let location = SourceLocation(file, line)
         guard stride != 0 else {
-            self = Tensor(failed: TensorError(.invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be non-zero", location: location))
+            self = Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "init(rangeFrom:to:by:)", message: "the stride must be non-zero",
+                    location: location))
             return
         }
         let span = Int(end) - Int(start)
@@ -179,13 +200,19 @@ extension Tensor {
 
     /// A rank-1 tensor of `count` evenly spaced values from `start` through `end`, like NumPy's
     /// `linspace`.
-    public init(linearSpaceFrom start: Float, through end: Float, count: Int, file: StaticString = #fileID, line: UInt = #line) {
+    public init(
+        linearSpaceFrom start: Float, through end: Float, count: Int, file: StaticString = #fileID, line: UInt = #line
+    ) {
         let location = SourceLocation(file, line)
         guard count >= 0 else {
-            self = Tensor(failed: TensorError(.invalidArgument, op: "init(linearSpaceFrom:through:count:)", message: "count \(count) is negative", location: location))
+            self = Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "init(linearSpaceFrom:through:count:)", message: "count \(count) is negative",
+                    location: location))
             return
         }
-        if let failed = Tensor.sizeFailure([count], .float32, op: "init(linearSpaceFrom:through:count:)", at: location) {
+        if let failed = Tensor.sizeFailure([count], .float32, op: "init(linearSpaceFrom:through:count:)", at: location)
+        {
             self = failed
             return
         }
@@ -195,8 +222,11 @@ extension Tensor {
     }
 
     /// Concatenates tensors along an axis; all other dimensions must match.
-    public init(concatenating tensors: [Tensor], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) {
-        self = Tensor.record("concatenate", tensors, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+    public init(
+        concatenating tensors: [Tensor], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        self = Tensor.record("concatenate", tensors, at: SourceLocation(file, line)) {
+            signatures throws(RuleViolation) in
             guard let first = signatures.first else {
                 throw RuleViolation(.invalidArgument, "concatenation needs at least one tensor")
             }
@@ -208,7 +238,9 @@ extension Tensor {
     public init(stacking tensors: [Tensor], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) {
         let location = SourceLocation(file, line)
         guard let first = tensors.first else {
-            self = Tensor(failed: TensorError(.invalidArgument, op: "stack", message: "stacking needs at least one tensor", location: location))
+            self = Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "stack", message: "stacking needs at least one tensor", location: location))
             return
         }
         if let failed = tensors.first(where: { $0.error != nil }) {
@@ -216,7 +248,10 @@ extension Tensor {
             return
         }
         guard tensors.allSatisfy({ $0.shape == first.shape }) else {
-            self = Tensor(failed: TensorError(.shapeMismatch, op: "stack", operandShapes: tensors.map(\.shape), message: "stacked tensors must have one shape", location: location))
+            self = Tensor(
+                failed: TensorError(
+                    .shapeMismatch, op: "stack", operandShapes: tensors.map(\.shape),
+                    message: "stacked tensors must have one shape", location: location))
             return
         }
         let expanded = tensors.map { $0.expandingShape(at: axis, file: file, line: line) }

@@ -5,14 +5,20 @@ extension Tensor {
     /// index, a failed allocation, a backend failure), or ``TensorError/Kind/materialization`` when
     /// `type` is not the tensor's scalar type. A result, once computed, is kept, and the array shares
     /// it without a copy: asking again, at any size, costs the same few microseconds.
-    public func shapedArray<S: TensorScalar>(of type: S.Type, file: StaticString = #fileID, line: UInt = #line) async throws(TensorError) -> ShapedArray<S> {
+    public func shapedArray<S: TensorScalar>(of type: S.Type, file: StaticString = #fileID, line: UInt = #line)
+        async throws(TensorError) -> ShapedArray<S>
+    {
         let location = SourceLocation(file, line)
         guard S.scalarType == dtype || error != nil else {
-            throw TensorError(.materialization, op: "shapedArray", operandShapes: [shape], message: "the tensor holds \(dtype), not \(S.scalarType)", location: location)
+            throw TensorError(
+                .materialization, op: "shapedArray", operandShapes: [shape],
+                message: "the tensor holds \(dtype), not \(S.scalarType)", location: location)
         }
         try await Tensor.evaluate([self], file: file, line: line)
         guard let value = node?.storedResult, let buffer = value.buffer as? HostBuffer else {
-            throw TensorError(.backendFailure, op: "shapedArray", message: "the evaluated tensor has no host result", location: location)
+            throw TensorError(
+                .backendFailure, op: "shapedArray", message: "the evaluated tensor has no host result",
+                location: location)
         }
         // The array shares the result (the node keeps it too, read-only): no copy at any size.
         return ShapedArray(sharing: buffer, offset: value.layout.offset, shape: shape, count: scalarCount)
@@ -35,7 +41,9 @@ extension Tensor {
             throw failed.locatedIfUnknown(location)
         }
         let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
-        guard !pending.isEmpty else { return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0) }
+        guard !pending.isEmpty else {
+            return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
+        }
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
         // Tensors another task is evaluating right now are waited for, not computed twice.

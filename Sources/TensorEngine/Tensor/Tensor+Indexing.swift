@@ -94,19 +94,23 @@ extension Int: TensorIndexExpression {
     /// One position; negative counts from the end.
     public func resolve(axisSize: Int) -> TensorIndexResolution {
         let position = normalizedPosition(self, axisSize)
-        return (0..<axisSize).contains(position) ? .single(position) : .outOfRange("index \(self) is out of range for an axis of size \(axisSize)")
+        return (0..<axisSize).contains(position)
+            ? .single(position) : .outOfRange("index \(self) is out of range for an axis of size \(axisSize)")
     }
 }
 
 func resolveRange(_ lower: Int, _ upper: Int, _ size: Int, _ text: String) -> TensorIndexResolution {
     let start = normalizedPosition(lower, size)
     let end = normalizedPosition(upper, size)
-    return (0...size).contains(start) && (start...size).contains(end) ? .range(start, end) : .outOfRange("range \(text) is out of range for an axis of size \(size)")
+    return (0...size).contains(start) && (start...size).contains(end)
+        ? .range(start, end) : .outOfRange("range \(text) is out of range for an axis of size \(size)")
 }
 
 extension Range: TensorIndexExpression where Bound == Int {
     /// The positions `lowerBound..<upperBound`.
-    public func resolve(axisSize: Int) -> TensorIndexResolution { resolveRange(lowerBound, upperBound, axisSize, "\(self)") }
+    public func resolve(axisSize: Int) -> TensorIndexResolution {
+        resolveRange(lowerBound, upperBound, axisSize, "\(self)")
+    }
 }
 
 extension ClosedRange: TensorIndexExpression where Bound == Int {
@@ -118,12 +122,16 @@ extension ClosedRange: TensorIndexExpression where Bound == Int {
 
 extension PartialRangeFrom: TensorIndexExpression where Bound == Int {
     /// The positions from `lowerBound` to the end.
-    public func resolve(axisSize: Int) -> TensorIndexResolution { resolveRange(lowerBound, axisSize, axisSize, "\(lowerBound)...") }
+    public func resolve(axisSize: Int) -> TensorIndexResolution {
+        resolveRange(lowerBound, axisSize, axisSize, "\(lowerBound)...")
+    }
 }
 
 extension PartialRangeUpTo: TensorIndexExpression where Bound == Int {
     /// The positions before `upperBound`.
-    public func resolve(axisSize: Int) -> TensorIndexResolution { resolveRange(0, upperBound, axisSize, "..<\(upperBound)") }
+    public func resolve(axisSize: Int) -> TensorIndexResolution {
+        resolveRange(0, upperBound, axisSize, "..<\(upperBound)")
+    }
 }
 
 extension PartialRangeThrough: TensorIndexExpression where Bound == Int {
@@ -169,10 +177,14 @@ extension Tensor {
         index(leading: [first, second, third], trailing: indices, location: nil)
     }
 
-    func index(leading: [any TensorIndexExpression], trailing: [any TensorIndexExpression], location: SourceLocation?) -> Tensor {
+    func index(leading: [any TensorIndexExpression], trailing: [any TensorIndexExpression], location: SourceLocation?)
+        -> Tensor
+    {
         guard error == nil else { return self }
         func failure(_ message: String) -> Tensor {
-            Tensor(failed: TensorError(.indexOutOfRange, op: "subscript", operandShapes: [shape], message: message, location: location))
+            Tensor(
+                failed: TensorError(
+                    .indexOutOfRange, op: "subscript", operandShapes: [shape], message: message, location: location))
         }
         // A new axis consumes no axis of the tensor; every other index consumes one.
         func consumed(_ indices: [any TensorIndexExpression]) -> Int {
@@ -218,7 +230,9 @@ extension Tensor {
     /// The slices of `self` along `axis` picked by `Int32` indices: the result's shape is
     /// `shape[..<axis] + indices.shape + shape[(axis + 1)...]`. An index outside the axis makes
     /// materialization throw ``TensorError/Kind/indexOutOfRange``.
-    public func gathering(atIndices indices: Tensor, alongAxis axis: Int, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    public func gathering(
+        atIndices indices: Tensor, alongAxis axis: Int, file: StaticString = #fileID, line: UInt = #line
+    ) -> Tensor {
         Tensor.record("gather", [self, indices], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
             .alongAxis(.gather, try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
         }

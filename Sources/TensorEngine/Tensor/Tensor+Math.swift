@@ -20,13 +20,17 @@ extension Tensor {
     /// The natural logarithm of each element.
     public func log(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.log, file, line) }
     /// The square root of each element.
-    public func squareRoot(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.squareRoot, file, line) }
+    public func squareRoot(file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        unary(.squareRoot, file, line)
+    }
     /// The reciprocal of the square root of each element.
     public func rsqrt(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.rsqrt, file, line) }
     /// The square of each element.
     public func squared(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.square, file, line) }
     /// `1 / x` of each element.
-    public func reciprocal(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.reciprocal, file, line) }
+    public func reciprocal(file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+        unary(.reciprocal, file, line)
+    }
     /// The sine of each element (radians).
     public func sin(file: StaticString = #fileID, line: UInt = #line) -> Tensor { unary(.sin, file, line) }
     /// The cosine of each element (radians).
@@ -72,7 +76,9 @@ extension Tensor {
 
     /// GELU, exact (`0.5·x·(1 + erf(x/√2))`) by default or with the tanh approximation; one
     /// elementwise op, fused with its neighbours.
-    public func gelu(approximation: GELUApproximation = .none, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    public func gelu(approximation: GELUApproximation = .none, file: StaticString = #fileID, line: UInt = #line)
+        -> Tensor
+    {
         Tensor.record(.gelu(approximation), [self], at: SourceLocation(file, line))
     }
 
@@ -84,7 +90,8 @@ extension Tensor {
 
     /// The tensor converted to another scalar type (floats to integers truncate toward zero and
     /// saturate; NaN becomes 0; anything non-zero becomes `true`).
-    public func cast<S: TensorScalar>(to scalarType: S.Type, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    public func cast<S: TensorScalar>(to scalarType: S.Type, file: StaticString = #fileID, line: UInt = #line) -> Tensor
+    {
         Tensor.record(.cast(S.scalarType), [self], at: SourceLocation(file, line))
     }
 }

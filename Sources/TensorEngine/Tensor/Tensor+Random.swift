@@ -25,7 +25,7 @@ package struct CounterRandom {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 private func _log(_ x: Double) -> Double { log(x) }
 private func _cos(_ x: Double) -> Double { cos(x) }
@@ -45,7 +45,10 @@ extension Tensor {
     ) {
         let location = SourceLocation(file, line)
         guard S.scalarType.isFloatingPoint else {
-            self = Tensor(failed: TensorError(.scalarTypeMismatch, op: "init(randomNormal:)", message: "normal values need a floating-point type, not \(S.scalarType)", location: location))
+            self = Tensor(
+                failed: TensorError(
+                    .scalarTypeMismatch, op: "init(randomNormal:)",
+                    message: "normal values need a floating-point type, not \(S.scalarType)", location: location))
             return
         }
         // Sized in bytes before any value is generated (a shape that fits in memory as a count

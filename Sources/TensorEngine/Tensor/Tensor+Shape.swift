@@ -36,7 +36,10 @@ extension Tensor {
             let newShape = (0..<newRank).map { positions.contains($0) ? 1 : (source.next() ?? 1) }
             return reshaped(to: newShape, file: file, line: line)
         } catch {
-            return Tensor(failed: TensorError(error.kind, op: "expandingShape", operandShapes: [shape], message: error.message, location: SourceLocation(file, line)))
+            return Tensor(
+                failed: TensorError(
+                    error.kind, op: "expandingShape", operandShapes: [shape], message: error.message,
+                    location: SourceLocation(file, line)))
         }
     }
 
@@ -58,9 +61,13 @@ extension Tensor {
             if let bad = positions.first(where: { shape[$0] != 1 }) {
                 throw RuleViolation(.invalidAxis, "axis \(bad) has size \(shape[bad]), not 1")
             }
-            return reshaped(to: shape.indices.filter { !positions.contains($0) }.map { shape[$0] }, file: file, line: line)
+            return reshaped(
+                to: shape.indices.filter { !positions.contains($0) }.map { shape[$0] }, file: file, line: line)
         } catch {
-            return Tensor(failed: TensorError(error.kind, op: "squeezingShape", operandShapes: [shape], message: error.message, location: SourceLocation(file, line)))
+            return Tensor(
+                failed: TensorError(
+                    error.kind, op: "squeezingShape", operandShapes: [shape], message: error.message,
+                    location: SourceLocation(file, line)))
         }
     }
 
@@ -78,7 +85,8 @@ extension Tensor {
     public func transposed(permutation: [Int], file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         Tensor.record("transpose", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
             let rank = signatures[0].shape.count
-            return .permute(try permutation.map { axis throws(RuleViolation) in try Tensor.normalize(axis: axis, rank: rank) })
+            return .permute(
+                try permutation.map { axis throws(RuleViolation) in try Tensor.normalize(axis: axis, rank: rank) })
         }
     }
 
@@ -88,28 +96,38 @@ extension Tensor {
     }
 
     /// Splits into `count` equal parts along an axis (views). The axis size must divide evenly.
-    public func split(count: Int, alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) -> [Tensor] {
+    public func split(count: Int, alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) -> [Tensor]
+    {
         guard error == nil else { return [self] }
         let location = SourceLocation(file, line)
         do throws(RuleViolation) {
             let axis = try Tensor.normalize(axis: axis, rank: rank)
             guard count > 0, shape[axis] % count == 0 else {
-                throw RuleViolation(.invalidArgument, "axis \(axis) of size \(shape[axis]) cannot be split into \(count) equal parts")
+                throw RuleViolation(
+                    .invalidArgument, "axis \(axis) of size \(shape[axis]) cannot be split into \(count) equal parts")
             }
-            return split(sizes: Array(repeating: shape[axis] / count, count: count), alongAxis: axis, file: file, line: line)
+            return split(
+                sizes: Array(repeating: shape[axis] / count, count: count), alongAxis: axis, file: file, line: line)
         } catch {
-            return [Tensor(failed: TensorError(error.kind, op: "split", operandShapes: [shape], message: error.message, location: location))]
+            return [
+                Tensor(
+                    failed: TensorError(
+                        error.kind, op: "split", operandShapes: [shape], message: error.message, location: location))
+            ]
         }
     }
 
     /// Splits into parts of the given sizes along an axis (views). The sizes must add up to the axis size.
-    public func split(sizes: [Int], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) -> [Tensor] {
+    public func split(sizes: [Int], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line)
+        -> [Tensor]
+    {
         guard error == nil else { return [self] }
         let location = SourceLocation(file, line)
         do throws(RuleViolation) {
             let axis = try Tensor.normalize(axis: axis, rank: rank)
             guard sizes.allSatisfy({ $0 >= 0 }), Tensor.checkedSum(sizes) == shape[axis] else {
-                throw RuleViolation(.invalidArgument, "sizes \(sizes) do not add up to \(shape[axis]), the size of axis \(axis)")
+                throw RuleViolation(
+                    .invalidArgument, "sizes \(sizes) do not add up to \(shape[axis]), the size of axis \(axis)")
             }
             var start = 0
             return sizes.map { size in
@@ -119,7 +137,11 @@ extension Tensor {
                 return Tensor.record(.slice(dimensions), [self], at: location)
             }
         } catch {
-            return [Tensor(failed: TensorError(error.kind, op: "split", operandShapes: [shape], message: error.message, location: location))]
+            return [
+                Tensor(
+                    failed: TensorError(
+                        error.kind, op: "split", operandShapes: [shape], message: error.message, location: location))
+            ]
         }
     }
 
@@ -128,11 +150,18 @@ extension Tensor {
         guard error == nil else { return self }
         let location = SourceLocation(file, line)
         guard multiples.count == rank, multiples.allSatisfy({ $0 >= 0 }) else {
-            return Tensor(failed: TensorError(.invalidArgument, op: "tiled", operandShapes: [shape], message: "multiples \(multiples) must be \(rank) non-negative counts", location: location))
+            return Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "tiled", operandShapes: [shape],
+                    message: "multiples \(multiples) must be \(rank) non-negative counts", location: location))
         }
         let tiledShape = zip(multiples, shape).map { $0.multipliedReportingOverflow(by: $1) }
         guard tiledShape.allSatisfy({ !$0.overflow }), Shape.elementCount(tiledShape.map(\.partialValue)) != nil else {
-            return Tensor(failed: TensorError(.tooLarge, op: "tiled", operandShapes: [shape], message: "multiples \(multiples) of \(describe(shape)) give more elements than an Int counts", location: location))
+            return Tensor(
+                failed: TensorError(
+                    .tooLarge, op: "tiled", operandShapes: [shape],
+                    message: "multiples \(multiples) of \(describe(shape)) give more elements than an Int counts",
+                    location: location))
         }
         let interleaved = shape.flatMap { [1, $0] }
         let repeated = zip(multiples, shape).flatMap { [$0, $1] }
@@ -141,8 +170,13 @@ extension Tensor {
     }
 
     /// The tensor with `value` added before and after each axis.
-    public func padded(forSizes sizes: [(before: Int, after: Int)], with value: Float = 0, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        Tensor.record(.pad(sizes.map { Padding(before: $0.before, after: $0.after) }, value: Double(value)), [self], at: SourceLocation(file, line))
+    public func padded(
+        forSizes sizes: [(before: Int, after: Int)], with value: Float = 0, file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Tensor {
+        Tensor.record(
+            .pad(sizes.map { Padding(before: $0.before, after: $0.after) }, value: Double(value)), [self],
+            at: SourceLocation(file, line))
     }
 
     /// The elements in reverse order along the given axes (a view).
@@ -155,16 +189,19 @@ extension Tensor {
         Tensor.record("reverse", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
             let shape = signatures[0].shape
             let normalized = try Tensor.normalize(axes: axes, rank: shape.count)
-            return .slice(shape.indices.map { axis in
-                normalized.contains(axis) && shape[axis] > 0
-                    ? SliceDimension(start: shape[axis] - 1, count: shape[axis], step: -1)
-                    : SliceDimension(start: 0, count: shape[axis], step: 1)
-            })
+            return .slice(
+                shape.indices.map { axis in
+                    normalized.contains(axis) && shape[axis] > 0
+                        ? SliceDimension(start: shape[axis] - 1, count: shape[axis], step: -1)
+                        : SliceDimension(start: 0, count: shape[axis], step: 1)
+                })
         }
     }
 
     /// The tensor followed by `other` along an axis (as ``init(concatenating:alongAxis:file:line:)``).
-    public func concatenated(with other: Tensor, alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
+    public func concatenated(
+        with other: Tensor, alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line
+    ) -> Tensor {
         Tensor(concatenating: [self, other], alongAxis: axis, file: file, line: line)
     }
 
@@ -175,7 +212,12 @@ extension Tensor {
         guard error == nil else { return [self] }
         let normalized: Int
         do throws(RuleViolation) { normalized = try Tensor.normalize(axis: axis, rank: rank) } catch {
-            return [Tensor(failed: TensorError(error.kind, op: "unstacked", operandShapes: [shape], message: error.message, location: SourceLocation(file, line)))]
+            return [
+                Tensor(
+                    failed: TensorError(
+                        error.kind, op: "unstacked", operandShapes: [shape], message: error.message,
+                        location: SourceLocation(file, line)))
+            ]
         }
         guard shape[normalized] > 0 else { return [] }
         return split(count: shape[normalized], alongAxis: normalized, file: file, line: line).map {
