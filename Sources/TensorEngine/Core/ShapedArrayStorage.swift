@@ -28,21 +28,6 @@ final class ShapedArrayStorage<Scalar: TensorScalar>: @unchecked Sendable {
         if let source = scalars.baseAddress { base.initialize(from: source, count: scalars.count) }
     }
 
-    /// A copy of any sequence of `count` scalars (the caller has checked the count).
-    convenience init(copying scalars: some Sequence<Scalar>, count: Int) {
-        self.init(uninitializedCount: count)
-        let copied: Void? = scalars.withContiguousStorageIfAvailable { source in
-            if let start = source.baseAddress { base.initialize(from: start, count: Swift.min(source.count, count)) }
-        }
-        if copied == nil {
-            var index = 0
-            for scalar in scalars where index < count {
-                (base + index).initialize(to: scalar)
-                index += 1
-            }
-        }
-    }
-
     /// The scalars of an engine result, `count` of them from element `offset` of `buffer`, without
     /// a copy.
     init(sharing buffer: HostBuffer, offset: Int, count: Int) {

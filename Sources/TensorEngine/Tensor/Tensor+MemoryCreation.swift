@@ -37,7 +37,8 @@ extension Tensor {
     /// The memory must hold `shape`'s elements of `scalarType`, aligned to the element size, and
     /// stay unchanged while the tensor lives (the engine reads it in place, possibly later, when
     /// a result is asked for). A misaligned pointer is copied once instead, and `deallocator`
-    /// runs at once.
+    /// runs at once. A shape that cannot exist gives a tensor carrying the error, and the memory
+    /// stays the caller's (the deallocator is not run).
     public init(
         bytesNoCopy bytes: UnsafeRawPointer, shape: [Int], scalarType: any TensorScalar.Type,
         deallocator: Data.Deallocator, file: StaticString = #fileID, line: UInt = #line
