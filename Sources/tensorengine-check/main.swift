@@ -7,6 +7,13 @@ import TensorEngineChecks
 // suite (both read them from the op table), under every available backend but the naive one and
 // `auto`, or under the one policy named, and ends with "N passed, M failed".
 
+// `tensorengine-check onnx [SUITE...] [--policy NAME] [--filter TEXT] [--manifest FILE]`: ONNX's
+// backend test suites (scripts/fetch-onnx-tests.sh), with counts per suite and, with --manifest,
+// the list of tests not passing and why.
+if CommandLine.arguments.dropFirst().first == "onnx" {
+    exit(await runONNXConformance(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 var passed = 0
 var failed = 0
 var unclaimed: [BackendID: Int] = [:]

@@ -35,7 +35,7 @@ package final class Node: Sendable {
     }
 
     /// The kept result, if the node is a constant or has been materialized.
-    var storedResult: Value? { result.withLock { $0 } }
+    package var storedResult: Value? { result.withLock { $0 } }
 
     /// Keeps a materialized result (the first one stored wins; later ones are equal anyway).
     func store(_ value: Value) {

@@ -65,6 +65,15 @@ extension Tensor {
         return statistics
     }
 
+    /// Evaluates tensors synchronously on the calling thread, for the engine's own use when a value
+    /// must be known to go on building a graph (an ONNX `Reshape` whose shape is computed from data).
+    static func evaluateNow(_ tensors: [Tensor]) throws(TensorError) {
+        if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
+        let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
+        guard !pending.isEmpty else { return }
+        _ = try run(pending, policy: try Engine.currentPolicy())
+    }
+
     /// Plans, checks and runs the graph behind `nodes`, keeping their results on them.
     private static func run(_ nodes: [Node], policy: ComputePolicy) throws(TensorError) -> EvaluationStatistics {
         let (plan, _) = try Engine.shared.plan(nodes, policy: policy)

@@ -1,0 +1,161 @@
+import Foundation
+
+/// A model read from an ONNX file, run by the engine on any backend.
+///
+/// ```swift
+/// let model = try ONNXModel(contentsOf: URL(fileURLWithPath: "model.onnx"))
+/// let outputs = try await model.prediction(from: ["input_ids": ids, "attention_mask": mask])
+/// let hidden = try await outputs["last_hidden_state"]!.shapedArray(of: Float.self)
+/// ```
+///
+/// Loading maps the file (weights stay in it, wrapped without copying), checks every node's
+/// operator and throws one ``ModelError`` listing all unsupported nodes. Each prediction builds
+/// the lazy graph for the given input shapes (symbolic batch and sequence sizes are fixed by the
+/// inputs) and evaluates every output in one plan.
+public final class ONNXModel: Model {
+    /// The file the model was read from.
+    public let url: URL
+    /// The inputs the model reads, in the model's order.
+    public let inputDescriptions: [FeatureDescription]
+    /// The outputs the model gives, in the model's order.
+    public let outputDescriptions: [FeatureDescription]
+    /// The producer the file names (`pytorch 2.3.0`).
+    public let producer: String
+    /// The version of ONNX's default operator set the model imports.
+    public let opsetVersion: Int
+    /// The number of nodes in the main graph (after inlining local functions).
+    public var nodeCount: Int { graph.nodes.count }
+
+    let graph: ONNXGraph
+
+    /// Reads and checks an ONNX model.
+    ///
+    /// - Throws: ``FileFormatError`` for a file that is not valid ONNX (naming the message and
+    ///   field), ``ModelError`` for a model the engine cannot run (every unsupported node listed).
+    public init(contentsOf url: URL) throws {
+        self.url = url
+        let file = try MappedFile(url: url, format: "onnx")
+        let proto: ONNXModelProto
+        do { proto = try ONNXModelProto.decode(file.bytes) } catch { throw error.at(url.path) }
+        let source = ONNXDataSource(file: file, directory: url.deletingLastPathComponent())
+        graph = try ONNXGraph(model: proto, source: source)
+        producer = [proto.producerName, proto.producerVersion].filter { !$0.isEmpty }.joined(separator: " ")
+        opsetVersion = graph.opsets[""] ?? 0
+        inputDescriptions = graph.inputs.map(Self.featureDescription)
+        outputDescriptions = graph.outputs.map(Self.featureDescription)
+    }
+
+    /// Reads an ONNX model (Core ML's `MLModel.load(contentsOf:)` form).
+    public static func load(contentsOf url: URL) async throws -> ONNXModel { try ONNXModel(contentsOf: url) }
+
+    private static func featureDescription(_ info: ONNXValueInfo) -> FeatureDescription {
+        switch info.type {
+        case .tensor(let type, let shape):
+            let dims = shape?.map { dimension -> FeatureDimension in
+                switch dimension {
+                case .value(let size): .fixed(Int(clamping: size))
+                case .symbol(let name): .symbolic(name)
+                case .unknown: .unknown
+                }
+            }
+            guard let engineType = type.engineType else {
+                return FeatureDescription(name: info.name, multiArrayConstraint: nil, otherType: "tensor of \(type)")
+            }
+            let constraint = MultiArrayConstraint(shape: dims, modelElementType: type.description, dataType: engineType)
+            return FeatureDescription(name: info.name, multiArrayConstraint: constraint, otherType: nil)
+        case .other(let name): return FeatureDescription(name: info.name, multiArrayConstraint: nil, otherType: name)
+        case .unknown: return FeatureDescription(name: info.name, multiArrayConstraint: nil, otherType: nil)
+        }
+    }
+
+    /// The inputs' descriptions by name.
+    public var inputDescriptionsByName: [String: FeatureDescription] {
+        Dictionary(inputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The outputs' descriptions by name.
+    public var outputDescriptionsByName: [String: FeatureDescription] {
+        Dictionary(outputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public var inputFeatureNames: Set<String> { Set(inputDescriptions.map(\.name)) }
+    public var outputFeatureNames: Set<String> { Set(outputDescriptions.map(\.name)) }
+
+    /// The model's outputs for `inputs` as lazy tensors: nothing runs until they are materialized.
+    ///
+    /// - Throws: ``ModelError/Kind/invalidInput`` for a missing input or one of the wrong type or
+    ///   shape; ``ModelError/Kind/invalidNode`` when a node cannot run on the shapes given.
+    public func outputs(for inputs: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
+        let values = try graph.run(try bind(inputs))
+        var tensors: [String: Tensor] = [:]
+        for (name, value) in values {
+            switch value {
+            case .tensor(let tensor, _): tensors[name] = tensor
+            case .constant(let constant):
+                do { tensors[name] = try constant.tensor() } catch {
+                    throw ModelError(error.kind, "output '\(name)': \(error.message)")
+                }
+            }
+        }
+        return tensors
+    }
+
+    /// Predicts every output for `inputs`, evaluated together in one plan.
+    public func prediction(from inputs: [String: Tensor], policy: ComputePolicy? = nil) async throws -> [String: Tensor] {
+        let outputs = try outputs(for: inputs)
+        try await Tensor.evaluate(Array(outputs.values), policy: policy)
+        return outputs
+    }
+
+    /// Predicts from a feature provider: every input feature must be a tensor.
+    public func prediction(from input: any FeatureProvider) async throws -> any FeatureProvider {
+        var tensors: [String: Tensor] = [:]
+        for description in inputDescriptions {
+            guard let value = input.featureValue(for: description.name) else {
+                throw ModelError(.invalidInput, "input '\(description.name)' (\(description)) is not given")
+            }
+            guard let tensor = value.tensorValue else {
+                throw ModelError(.invalidInput, "input '\(description.name)' must be a tensor (\(description))")
+            }
+            tensors[description.name] = tensor
+        }
+        return DictionaryFeatureProvider(tensors: try await prediction(from: tensors))
+    }
+
+    /// Checks each input against its description and converts the exact conversions.
+    private func bind(_ inputs: [String: Tensor]) throws(ModelError) -> [String: ONNXValue] {
+        var symbols: [String: (Int, String)] = [:]
+        var bound: [String: ONNXValue] = [:]
+        for (info, description) in zip(graph.inputs, inputDescriptions) {
+            guard let given = inputs[info.name] else {
+                throw ModelError(.invalidInput, "input '\(info.name)' (\(description)) is not given")
+            }
+            if let failure = given.error { throw ModelError(.invalidInput, "input '\(info.name)' carries an error: \(failure)") }
+            guard case .tensor(let type, _) = info.type, let constraint = description.multiArrayConstraint else {
+                throw ModelError(.unsupportedType, "input '\(info.name)' is of a type the engine cannot take (\(description))")
+            }
+            let mismatch = "input '\(info.name)' expects \(description.multiArrayConstraint?.description ?? ""), given \(given.dtype) \(describe(given.shape))"
+            var tensor = given
+            if given.dtype != constraint.dataType {
+                guard given.dtype == .float16, constraint.dataType == .float32 else { throw ModelError(.invalidInput, mismatch) }
+                tensor = given.converted(to: .float32)
+            }
+            if let shape = constraint.shape {
+                guard shape.count == given.rank else { throw ModelError(.invalidInput, mismatch) }
+                for (dimension, size) in zip(shape, given.shape) {
+                    switch dimension {
+                    case .fixed(let expected) where expected != size: throw ModelError(.invalidInput, mismatch)
+                    case .symbolic(let name):
+                        if let (known, other) = symbols[name], known != size {
+                            throw ModelError(.invalidInput, "\(mismatch): '\(name)' is \(known) in input '\(other)'")
+                        }
+                        symbols[name] = (size, info.name)
+                    case .fixed, .unknown: break
+                    }
+                }
+            }
+            bound[info.name] = .tensor(tensor, type)
+        }
+        return bound
+    }
+}
