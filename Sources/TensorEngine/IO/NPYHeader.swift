@@ -14,9 +14,18 @@ package struct NPYHeader: Sendable, Hashable {
     var dataOffset: Int
     /// The byte size of the data, checked against overflow.
     var dataByteCount: Int
+    /// For a file read with `wide` allowed: the 8-byte type its elements have in the file
+    /// (`int64` becomes ``scalarType`` `int32`, `float64` becomes `float32`).
+    var wideSource: WideSource?
 
-    /// Parses the header at the start of `bytes`.
-    init(parsing bytes: UnsafeRawBufferPointer) throws(FileFormatError) {
+    /// The 8-byte NumPy types a converting read accepts.
+    enum WideSource: Sendable, Hashable {
+        case int64, float64
+    }
+
+    /// Parses the header at the start of `bytes`; with `wide`, `int64` and `float64` are
+    /// accepted too (their values are converted when read, see ``Tensor/init(npyFileConverting:)``).
+    init(parsing bytes: UnsafeRawBufferPointer, wide: Bool = false) throws(FileFormatError) {
         func fail(_ kind: FileFormatError.Kind, _ message: String) -> FileFormatError {
             FileFormatError(kind, format: "npy", message: message)
         }
@@ -59,7 +68,14 @@ package struct NPYHeader: Sendable, Hashable {
         }
         guard case .bool(let fortran)? = dictionary["fortran_order"] else { throw fail(.badHeader, "the header has no 'fortran_order' boolean") }
         guard case .tuple(let dimensions)? = dictionary["shape"] else { throw fail(.badHeader, "the header has no 'shape' tuple") }
-        scalarType = try NPYHeader.scalarType(descr)
+        let code = descr.dropFirst()
+        if wide, descr.first != ">", code == "i8" || code == "f8" {
+            wideSource = code == "i8" ? .int64 : .float64
+            scalarType = code == "i8" ? .int32 : .float32
+        } else {
+            scalarType = try NPYHeader.scalarType(descr)
+        }
+        let elementBytes = wideSource == nil ? scalarType.byteCount : 8
         var shape: [Int] = []
         for dimension in dimensions {
             guard case .integer(let extent) = dimension, extent >= 0 else {
@@ -72,7 +88,7 @@ package struct NPYHeader: Sendable, Hashable {
         guard !fortran || shape.filter({ $0 > 1 }).count <= 1 else {
             throw fail(.fortranOrder, "Fortran-order (column-major) arrays are not supported; save with np.ascontiguousarray")
         }
-        guard let count = Shape.elementCount(shape), case let (size, overflow) = count.multipliedReportingOverflow(by: scalarType.byteCount), !overflow else {
+        guard let count = Shape.elementCount(shape), case let (size, overflow) = count.multipliedReportingOverflow(by: elementBytes), !overflow else {
             throw fail(.invalidShape, "the shape \(describe(shape)) is too large to represent")
         }
         self.shape = shape

@@ -85,6 +85,10 @@ public struct ComputePlan: Sendable {
 
     let plan: Plan
 
+    /// The graph node each operation computes, in operation order (what a model's plan maps
+    /// back to the model's own nodes).
+    var operationNodes: [ObjectIdentifier] { plan.steps.map { ObjectIdentifier(plan.node(of: $0)) } }
+
     /// Plans the evaluation of `tensors` without running it.
     ///
     /// - Parameter policy: by default the task-local policy, else `TENSORENGINE_POLICY`, else `.all`.

@@ -142,8 +142,9 @@ final class ONNXGraph: Sendable {
         }
     }
 
-    /// Runs the graph on inputs (by name) and returns every graph output.
-    func run(_ given: [String: ONNXValue]) throws(ModelError) -> [String: ONNXValue] {
+    /// Runs the graph on inputs (by name) and returns every graph output; with a trace, records
+    /// which ONNX node each engine node comes from.
+    func run(_ given: [String: ONNXValue], trace: ONNXTrace? = nil) throws(ModelError) -> [String: ONNXValue] {
         var values = initializers
         for input in inputs {
             guard let value = given[input.name] else {
@@ -151,6 +152,7 @@ final class ONNXGraph: Sendable {
             }
             values[input.name] = value
         }
+        if let trace { for value in values.values { trace.mark(value, origin: -1) } }
         for (index, node) in nodes.enumerated() {
             var operands: [ONNXValue?] = []
             operands.reserveCapacity(node.inputs.count)
@@ -171,6 +173,10 @@ final class ONNXGraph: Sendable {
             let context = ONNXNodeContext(node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source)
             let results = try known.lower(context)
             for (name, result) in zip(node.outputs, results) where !name.isEmpty { values[name] = result }
+            if let trace {
+                for result in results { trace.mark(result, origin: index) }
+                if results.allSatisfy({ if case .constant = $0 { true } else { false } }) { trace.folded.insert(index) }
+            }
         }
         var results: [String: ONNXValue] = [:]
         for output in outputs {
@@ -180,5 +186,25 @@ final class ONNXGraph: Sendable {
             results[output.name] = value
         }
         return results
+    }
+}
+
+/// Which ONNX node each engine node was recorded for, gathered while a graph runs.
+final class ONNXTrace {
+    /// The ONNX node index of each engine node (-1 for inputs and initializers).
+    private(set) var origins: [ObjectIdentifier: Int] = [:]
+    /// The ONNX nodes whose every output was computed on the host.
+    var folded: Set<Int> = []
+
+    /// Marks the engine nodes behind `value` not yet marked, walking back to marked ones.
+    func mark(_ value: ONNXValue, origin: Int) {
+        guard case .tensor(let tensor, _) = value, let node = tensor.node else { return }
+        var pending = [node]
+        while let next = pending.popLast() {
+            let key = ObjectIdentifier(next)
+            guard origins[key] == nil else { continue }
+            origins[key] = origin
+            pending.append(contentsOf: next.inputs)
+        }
     }
 }

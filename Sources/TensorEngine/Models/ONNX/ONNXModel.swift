@@ -86,7 +86,11 @@ public final class ONNXModel: Model {
     /// - Throws: ``ModelError/Kind/invalidInput`` for a missing input or one of the wrong type or
     ///   shape; ``ModelError/Kind/invalidNode`` when a node cannot run on the shapes given.
     public func outputs(for inputs: [String: Tensor]) throws(ModelError) -> [String: Tensor] {
-        let values = try graph.run(try bind(inputs))
+        try outputs(for: inputs, trace: nil)
+    }
+
+    private func outputs(for inputs: [String: Tensor], trace: ONNXTrace?) throws(ModelError) -> [String: Tensor] {
+        let values = try graph.run(try bind(inputs), trace: trace)
         var tensors: [String: Tensor] = [:]
         for (name, value) in values {
             switch value {
@@ -98,6 +102,49 @@ public final class ONNXModel: Model {
             }
         }
         return tensors
+    }
+
+    /// The compute plan of a prediction on `inputs`, by the model's nodes, without running it.
+    public func computePlan(for inputs: [String: Tensor], policy: ComputePolicy? = nil) throws -> ModelComputePlan {
+        let trace = ONNXTrace()
+        let outputs = try outputs(for: inputs, trace: trace)
+        let names = outputDescriptions.map(\.name)
+        let plan = try ComputePlan(for: names.compactMap { outputs[$0] }, policy: policy)
+        return ModelComputePlan(graph: graph, trace: trace, enginePlan: plan)
+    }
+
+    /// The compute plan for inputs of the given shapes (zeros of each input's type), for example
+    /// `["input_ids": [1, 128], "attention_mask": [1, 128]]`; an input not named takes its declared
+    /// shape, which must then be fixed.
+    public func computePlan(inputShapes: [String: [Int]], policy: ComputePolicy? = nil) throws -> ModelComputePlan {
+        var inputs: [String: Tensor] = [:]
+        for description in inputDescriptions {
+            guard let constraint = description.multiArrayConstraint else {
+                throw ModelError(.unsupportedType, "input '\(description.name)' is not a tensor (\(description))")
+            }
+            var shape = inputShapes[description.name]
+            if shape == nil, let declared = constraint.shape {
+                shape = declared.compactMap { if case .fixed(let size) = $0 { size } else { nil } }
+                guard shape?.count == declared.count else {
+                    throw ModelError(.invalidInput, "input '\(description.name)' (\(description)) needs a shape: its sizes are not fixed")
+                }
+            }
+            guard let shape else { throw ModelError(.invalidInput, "input '\(description.name)' needs a shape") }
+            inputs[description.name] = Self.zeros(shape, constraint.dataType)
+        }
+        return try computePlan(for: inputs, policy: policy)
+    }
+
+    /// A constant of zeros (a real buffer, as an input is, not a broadcast view).
+    private static func zeros(_ shape: [Int], _ type: ScalarType) -> Tensor {
+        if let failure = Tensor.sizeFailure(shape, type, op: "computePlan", at: nil) { return failure }
+        let count = shape.reduce(1, *)
+        switch type {
+        case .float32: return Tensor.constant([Float](repeating: 0, count: count), shape: shape, op: "computePlan", at: nil)
+        case .float16: return Tensor.constant([Float16](repeating: 0, count: count), shape: shape, op: "computePlan", at: nil)
+        case .int32: return Tensor.constant([Int32](repeating: 0, count: count), shape: shape, op: "computePlan", at: nil)
+        case .bool: return Tensor.constant([Bool](repeating: false, count: count), shape: shape, op: "computePlan", at: nil)
+        }
     }
 
     /// Predicts every output for `inputs`, evaluated together in one plan.

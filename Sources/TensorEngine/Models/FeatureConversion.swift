@@ -1,0 +1,37 @@
+import Foundation
+
+extension Tensor {
+    /// Reads a `.npy` file as the value of a model's input feature, converting its element type
+    /// where the conversion is exact: an `int64` file is narrowed to the engine's `Int32` (which
+    /// holds a model's `int64`; a value outside it is an error), an `int32` file serves any integer
+    /// input, a `float16` file a `float` one. A `float64` file serves only a `double` input (the
+    /// engine holds `double` as `Float`).
+    ///
+    /// - Throws: ``FileFormatError`` for an unreadable file, ``ModelError/Kind/invalidInput`` for
+    ///   an element type that does not convert exactly to the feature's.
+    public init(npyFile url: URL, converting feature: FeatureDescription) throws {
+        guard let constraint = feature.multiArrayConstraint else {
+            throw ModelError(.invalidInput, "input '\(feature.name)' is not a tensor (\(feature))")
+        }
+        let bytes = try Data(contentsOf: url, options: .alwaysMapped)
+        let descr: String = bytes.withUnsafeBytes { raw in
+            guard let header = try? NPYHeader(parsing: raw, wide: true) else { return "" }
+            return header.wideSource == .int64 ? "i8" : header.wideSource == .float64 ? "f8" : header.scalarType.rawValue
+        }
+        let tensor = try Tensor(npyFileConverting: url)
+        let model = constraint.modelElementType
+        let accepted: Bool = switch (descr, constraint.dataType) {
+        case ("f8", _): model == "double"
+        case ("i8", .int32): true
+        case (_, .float32): tensor.dtype == .float32 || tensor.dtype == .float16
+        case (_, let type): tensor.dtype == type
+        }
+        guard accepted else {
+            let given = descr == "i8" ? "int64" : descr == "f8" ? "float64" : tensor.dtype.description
+            throw ModelError(
+                .invalidInput,
+                "input '\(feature.name)' expects \(constraint); the file \(url.lastPathComponent) holds \(given), which does not convert exactly")
+        }
+        self = tensor
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import TensorEngine
+
+// `tensorrun`: runs an ONNX model on `.npy` inputs and writes each output as `.npy`.
+// Hand-written argument parsing (no outside packages are used).
+let usage = """
+    usage: tensorrun MODEL.onnx --input NAME=FILE.npy ... [--output-dir DIR] [--policy POLICY] [--repeat N]
+
+      --input NAME=FILE  an input feature from a .npy file; int64 files are narrowed to the
+                         engine's Int32 (a value outside it is an error), an int32 file serves an
+                         int64 input, a float16 file a float one, a float64 file only a double one
+      --output-dir DIR   where to write each output as NAME.npy ('/' and ':' in names become '_');
+                         default: the current directory
+      --policy POLICY    auto, cpuOnly, cpuAndGPU or a backend (naive, openblas, opencl)
+      --repeat N         after one warm-up, predict N more times and print
+                         `latency median_ms=… min_ms=… p90_ms=…`
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("tensorrun: \(message)\n".utf8))
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(arguments.isEmpty ? 2 : 0)
+}
+var modelPath: String?
+var inputFiles: [(String, String)] = []
+var outputDirectory = "."
+var policy: ComputePolicy?
+var repeats = 0
+var index = 0
+while index < arguments.count {
+    let argument = arguments[index]
+    let value = index + 1 < arguments.count ? arguments[index + 1] : nil
+    switch argument {
+    case "--input":
+        guard let value, let equals = value.firstIndex(of: "=") else { fail("--input needs NAME=FILE.npy") }
+        inputFiles.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
+        index += 2
+    case "--output-dir":
+        guard let value else { fail("--output-dir needs a folder") }
+        outputDirectory = value
+        index += 2
+    case "--policy":
+        guard let value else { fail("--policy needs a value") }
+        do { policy = try ComputePolicy(name: value) } catch { fail(error.message) }
+        index += 2
+    case "--repeat":
+        guard let value, let count = Int(value), count > 0 else { fail("--repeat needs a positive count") }
+        repeats = count
+        index += 2
+    default:
+        guard !argument.hasPrefix("-"), modelPath == nil else { fail("unexpected argument '\(argument)' (see --help)") }
+        modelPath = argument
+        index += 1
+    }
+}
+guard let modelPath else { fail("no model given (see --help)") }
+
+do {
+    let model = try ONNXModel(contentsOf: URL(fileURLWithPath: modelPath))
+    let descriptions = model.inputDescriptionsByName
+    var inputs: [String: Tensor] = [:]
+    for (name, path) in inputFiles {
+        guard let description = descriptions[name] else {
+            fail("the model has no input '\(name)'; its inputs: \(model.inputDescriptions.map(\.description).joined(separator: "; "))")
+        }
+        let tensor = try Tensor(npyFile: URL(fileURLWithPath: path), converting: description)
+        inputs[name] = tensor
+    }
+    let started = ContinuousClock.now
+    var outputs = try await model.prediction(from: inputs, policy: policy)
+    let first = ContinuousClock.now - started
+    print("predicted \(model.outputDescriptions.count) outputs in \(first) (first call: plan included)")
+    if repeats > 0 {
+        var times: [Double] = []
+        for _ in 0..<repeats {
+            let start = ContinuousClock.now
+            outputs = try await model.prediction(from: inputs, policy: policy)
+            let elapsed = ContinuousClock.now - start
+            times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
+        }
+        times.sort()
+        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let p90 = times[Swift.min(times.count - 1, Int((Double(times.count) * 0.9).rounded(.up)) - 1)]
+        print(String(format: "latency median_ms=%.3f min_ms=%.3f p90_ms=%.3f", median, times[0], p90))
+    }
+    try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+    for description in model.outputDescriptions {
+        guard let tensor = outputs[description.name] else { continue }
+        let file = description.name.map { "/:\\".contains($0) ? "_" : String($0) }.joined()
+        let url = URL(fileURLWithPath: outputDirectory).appendingPathComponent(file + ".npy")
+        try await tensor.write(npy: url)
+        print("\(description.name): \(tensor.dtype) \(tensor.shape) -> \(url.path)")
+    }
+} catch let error as ModelError {
+    fail("\(error)")
+} catch {
+    fail("\(error)")
+}
