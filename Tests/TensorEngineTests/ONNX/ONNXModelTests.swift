@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import TensorEngine
+
+/// Where the ONNX tests find their fixtures and downloaded models.
+enum ONNXFixture {
+    struct Missing: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func url(_ name: String) throws -> URL {
+        guard let folder = Bundle.module.url(forResource: "onnx", withExtension: nil, subdirectory: "Fixtures") else {
+            throw Missing(description: "Fixtures/onnx is not in the test bundle")
+        }
+        return folder.appendingPathComponent(name)
+    }
+
+    /// A fixture `.npy` (int64 files narrowed to Int32, as the engine holds ONNX's int64).
+    static func array(_ name: String) throws -> Tensor { try Tensor(npyFileConverting: try url(name + ".npy")) }
+
+    /// `$TENSORENGINE_ONNX_MODEL_DIR/model.onnx`, else `~/.cache/tensorengine/models/paraphrase-MiniLM-L3-v2/model.onnx`
+    /// (scripts/fetch-onnx-model.sh). Throws, failing the test, when absent.
+    static func minilmL3() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let folder = environment["TENSORENGINE_ONNX_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/paraphrase-MiniLM-L3-v2").path
+        let url = URL(fileURLWithPath: folder).appendingPathComponent("model.onnx")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw Missing(description: "\(url.path) is missing; run scripts/fetch-onnx-model.sh")
+        }
+        return url
+    }
+
+    static func maximumDifference(_ a: Tensor, _ b: Tensor) async throws -> Float {
+        let (x, y) = (try await a.shapedArray(of: Float.self), try await b.shapedArray(of: Float.self))
+        #expect(x.shape == y.shape)
+        return zip(x.scalars, y.scalars).map { Swift.abs($0 - $1) }.max() ?? 0
+    }
+
+    /// The policies a model runs under in the tests: each backend alone (openblas with the
+    /// reference for the integer ops it does not claim), and the planner's choice.
+    static var policies: [ComputePolicy] {
+        var policies: [ComputePolicy] = [.only(.naive), .cpuOnly]
+        if BackendStatus.all.contains(where: { $0.id == .opencl && $0.isAvailable }) { policies.append(.cpuAndGPU) }
+        if BackendStatus.all.contains(where: { $0.id == .opencl && $0.isAvailable }) { policies.append(.only(.opencl)) }
+        return policies + [.all]
+    }
+}
+
+@Suite("ONNX models") struct ONNXModelTests {
+    @Test func tinyModelsMatchOnnxruntime() async throws {
+        for (name, input) in [("tiny_mlp", "x"), ("tiny_shape_subgraph", "x"), ("external_data", "x")] {
+            let model = try ONNXModel(contentsOf: try ONNXFixture.url(name + ".onnx"))
+            for policy in ONNXFixture.policies {
+                let outputs = try await model.prediction(from: [input: try ONNXFixture.array("\(name)_x")], policy: policy)
+                let difference = try await ONNXFixture.maximumDifference(try #require(outputs["y"]), try ONNXFixture.array("\(name)_y"))
+                #expect(difference <= 1e-5, "\(name) on \(policy): \(difference)")
+            }
+        }
+    }
+
+    @Test func symbolicBatchSizesRunWithoutReloading() async throws {
+        let model = try ONNXModel(contentsOf: try ONNXFixture.url("tiny_mlp.onnx"))
+        let description = try #require(model.inputDescriptionsByName["x"])
+        #expect(description.multiArrayConstraint?.shape == [.symbolic("batch"), .fixed(4)])
+        #expect(description.multiArrayConstraint?.dataType == .float32)
+        let x = try ONNXFixture.array("tiny_mlp_x")  // [2, 4]
+        let expected = try await ONNXFixture.array("tiny_mlp_y").shapedArray(of: Float.self)
+        for rows in [1, 2, 5] {
+            // Each row of a batch is its own softmax: any batch of fixture rows predicts those rows.
+            let picks = Tensor(shape: [rows], scalars: (0..<rows).map { Int32($0 % 2) })
+            for _ in 0..<2 {  // the second prediction at a shape runs the prepared plan
+                let y = try await model.prediction(from: ["x": x.gathering(atIndices: picks, alongAxis: 0)])["y"]
+                let values = try await try #require(y).shapedArray(of: Float.self)
+                #expect(values.shape == [rows, 3])
+                for row in 0..<rows {
+                    for column in 0..<3 {
+                        #expect(Swift.abs(values[scalarAt: row, column] - expected[scalarAt: row % 2, column]) <= 1e-5)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func everyUnsupportedNodeIsListed() throws {
+        do {
+            _ = try ONNXModel(contentsOf: try ONNXFixture.url("unsupported_ops.onnx"))
+            Issue.record("a model with Conv, MaxPool and a custom op loaded")
+        } catch let error as ModelError {
+            #expect(error.kind == .unsupportedOperators)
+            #expect(error.unsupportedNodes.map(\.name) == ["conv_0", "pool_0", "conv_1", "frobnicate_0"])
+            #expect(error.unsupportedNodes.map(\.opType) == ["Conv", "MaxPool", "Conv", "com.example.Frobnicate"])
+            #expect(error.description.contains("Conv 'conv_0' (opset 13): not implemented"))
+        }
+    }
+
+    @Test func inputsAreCheckedAgainstTheirDescriptions() async throws {
+        let model = try ONNXModel(contentsOf: try ONNXFixture.url("tiny_mlp.onnx"))
+        func rejects(_ inputs: [String: Tensor], _ mentions: String) {
+            do {
+                _ = try model.outputs(for: inputs)
+                Issue.record("accepted \(inputs)")
+            } catch {
+                #expect(error.kind == .invalidInput)
+                #expect(error.description.contains(mentions), "\(error)")
+            }
+        }
+        rejects([:], "input 'x'")
+        rejects(["x": Tensor(repeating: 0, shape: [2, 3], scalarType: Float.self)], "float [batch, 4]")
+        rejects(["x": Tensor(repeating: 0, shape: [2, 4], scalarType: Int32.self)], "given int32")
+        rejects(["x": Tensor(repeating: 0, shape: [8], scalarType: Float.self)], "given float32 [8]")
+        // Float16 converts exactly to the model's float.
+        let half = try model.outputs(for: ["x": Tensor(repeating: 0.5, shape: [1, 4], scalarType: Float16.self)])
+        #expect(half["y"]?.shape == [1, 3])
+    }
+
+    @Test func thePlanOfAModelNamesItsNodes() throws {
+        let model = try ONNXModel(contentsOf: try ONNXFixture.url("tiny_shape_subgraph.onnx"))
+        let plan = try model.computePlan(inputShapes: ["x": [2, 3, 4]], policy: .cpuOnly)
+        #expect(plan.operations.count == model.nodeCount)
+        let folded = plan.operations.filter(\.isFoldedOnHost).map(\.opType)
+        #expect(folded.contains("Shape") && folded.contains("Gather") && folded.contains("Concat"))
+        let reduce = try #require(plan.operations.first { $0.opType == "ReduceSum" })
+        #expect(reduce.deviceUsage != nil && !reduce.engineOperations.isEmpty)
+        let weights = plan.operations.compactMap(\.estimatedCost?.weight).reduce(0, +)
+        #expect(Swift.abs(weights - 1) < 1e-9)
+        #expect(plan.text().contains("ReduceSum"))
+        #expect(plan.json().contains("\"opType\": \"ReduceSum\""))
+        #expect(plan.dot().hasPrefix("digraph model"))
+    }
+
+    @Test func npyInputsConvertOnlyWhereExact() throws {
+        let model = try ONNXModel(contentsOf: try ONNXFixture.minilmL3())
+        let ids = try #require(model.inputDescriptionsByName["input_ids"])
+        #expect(ids.multiArrayConstraint?.modelElementType == "int64")
+        let tensor = try Tensor(npyFile: try ONNXFixture.url("minilm_l3_b1_input_ids.npy"), converting: ids)
+        #expect(tensor.dtype == .int32 && tensor.shape == [1, 9])
+        let floats = try #require(ONNXModel(contentsOf: try ONNXFixture.url("tiny_mlp.onnx")).inputDescriptionsByName["x"])
+        #expect(throws: ModelError.self) {
+            _ = try Tensor(npyFile: try ONNXFixture.url("minilm_l3_b1_input_ids.npy"), converting: floats)
+        }
+    }
+
+    /// The torch export of paraphrase-MiniLM-L3-v2 (opset 17, symbolic batch and sequence) against
+    /// onnxruntime's outputs, on every policy, at two batch shapes on one loaded model.
+    @Test func miniLML3MatchesOnnxruntime() async throws {
+        let model = try ONNXModel(contentsOf: try ONNXFixture.minilmL3())
+        #expect(model.opsetVersion == 17)
+        for policy in ONNXFixture.policies {
+            for batch in ["b1", "b3"] {
+                let inputs = [
+                    "input_ids": try ONNXFixture.array("minilm_l3_\(batch)_input_ids"),
+                    "attention_mask": try ONNXFixture.array("minilm_l3_\(batch)_attention_mask"),
+                ]
+                for _ in 0..<2 {
+                    let outputs = try await model.prediction(from: inputs, policy: policy)
+                    for (name, file) in [("onnx::Shape_422", "onnx__Shape_422"), ("461", "461")] {
+                        let reference = try ONNXFixture.array("minilm_l3_\(batch)_\(file)")
+                        let difference = try await ONNXFixture.maximumDifference(try #require(outputs[name]), reference)
+                        #expect(difference <= 1e-4, "\(batch) \(name) on \(policy): \(difference)")
+                    }
+                }
+            }
+        }
+    }
+}
