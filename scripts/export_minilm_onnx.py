@@ -112,8 +112,8 @@ def main():
 
     print(f"export_minilm_onnx: torch {torch.__version__}, onnx {onnx.__version__}, onnxruntime {ort.__version__}")
     started = time.perf_counter()
-    bert = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager", torch_dtype=torch.float32)
-    bert.eval()
+    bert = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager")
+    bert = bert.float().eval()
     encoder = Encoder(bert).eval()
     vocab_size = bert.config.vocab_size
     print(f"export_minilm_onnx: loaded {model_dir} in {time.perf_counter() - started:.1f} s")

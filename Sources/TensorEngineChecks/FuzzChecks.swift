@@ -20,6 +20,9 @@ package enum FuzzChecks {
         /// The random-graph builder (``RandomGraph``): the naive and openblas backends agree on
         /// every output, or on the error.
         case graph
+        /// The ONNX reader and importer: any bytes load as a model (whose graph then builds, and
+        /// for small fixed inputs runs, on zeros) or give a ``FileFormatError`` or ``ModelError``.
+        case onnx
     }
 
     /// Runs one target's check on one input, from synchronous code that is not running on the
@@ -42,6 +45,7 @@ package enum FuzzChecks {
         case .npy: await npy(bytes)
         case .safetensors: await safetensors(bytes)
         case .graph: await graph(bytes)
+        case .onnx: await onnx(bytes)
         }
     }
 
@@ -102,6 +106,48 @@ package enum FuzzChecks {
         } catch {
             return "reading a loaded tensor failed: \(error)"
         }
+    }
+
+    // MARK: - ONNX
+
+    static func onnx(_ bytes: [UInt8]) async -> String? {
+        let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).onnx")
+        defer { try? FileManager.default.removeItem(at: url) }
+        do { try Data(bytes).write(to: url) } catch { return nil }
+        let model: ONNXModel
+        do {
+            model = try ONNXModel(contentsOf: url)
+        } catch is FileFormatError {
+            return nil
+        } catch is ModelError {
+            return nil
+        } catch {
+            return "loading threw \(type(of: error)), not FileFormatError or ModelError: \(error)"
+        }
+        // Zeros for every input, symbolic sizes taken as 2; only small graphs run.
+        var inputs: [String: Tensor] = [:]
+        var elements = 0
+        for description in model.inputDescriptions {
+            guard let constraint = description.multiArrayConstraint, let shape = constraint.shape else { return nil }
+            let sizes = shape.map { dimension -> Int in
+                if case .fixed(let size) = dimension { return size }
+                return 2
+            }
+            guard let count = sizes.reduce(Optional(1), { partial, size in partial.flatMap { $0.multipliedReportingOverflow(by: size).overflow ? nil : $0 * size } }),
+                count <= 4096
+            else { return nil }
+            elements += count
+            inputs[description.name] = Tensor(zerosOf: constraint.dataType, shape: sizes)
+        }
+        guard elements <= 16384 else { return nil }
+        let outputs: [String: Tensor]
+        do { outputs = try model.outputs(for: inputs) } catch { return nil }
+        for (name, output) in outputs where output.error == nil && output.scalarCount <= 1 << 16 {
+            do { try await Tensor.evaluate([output], policy: .only(.naive)) } catch {
+                if error.kind == .backendFailure { return "output '\(name)': the naive backend failed: \(error)" }
+            }
+        }
+        return nil
     }
 
     // MARK: - random graphs

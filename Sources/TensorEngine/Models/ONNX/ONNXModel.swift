@@ -132,21 +132,9 @@ public final class ONNXModel: Model {
                 }
             }
             guard let shape else { throw ModelError(.invalidInput, "input '\(description.name)' needs a shape") }
-            inputs[description.name] = Self.zeros(shape, constraint.dataType)
+            inputs[description.name] = Tensor(zerosOf: constraint.dataType, shape: shape)
         }
         return try computePlan(for: inputs, policy: policy)
-    }
-
-    /// A constant of zeros (a real buffer, as an input is, not a broadcast view).
-    private static func zeros(_ shape: [Int], _ type: ScalarType) -> Tensor {
-        if let failure = Tensor.sizeFailure(shape, type, op: "computePlan", at: nil) { return failure }
-        let count = shape.reduce(1, *)
-        switch type {
-        case .float32: return Tensor.constant([Float](repeating: 0, count: count), shape: shape, op: "computePlan", at: nil)
-        case .float16: return Tensor.constant([Float16](repeating: 0, count: count), shape: shape, op: "computePlan", at: nil)
-        case .int32: return Tensor.constant([Int32](repeating: 0, count: count), shape: shape, op: "computePlan", at: nil)
-        case .bool: return Tensor.constant([Bool](repeating: false, count: count), shape: shape, op: "computePlan", at: nil)
-        }
     }
 
     /// Predicts every output for `inputs`, evaluated together in one plan.
@@ -246,5 +234,23 @@ public final class ONNXModel: Model {
             bound[info.name] = .tensor(tensor, type)
         }
         return bound
+    }
+}
+
+extension Tensor {
+    /// A constant of zeros of an engine scalar type (a real buffer, as a model input is, not a
+    /// broadcast view), or a tensor carrying the error when the shape cannot exist.
+    package init(zerosOf type: ScalarType, shape: [Int]) {
+        if let failure = Tensor.sizeFailure(shape, type, op: "zeros", at: nil) {
+            self = failure
+            return
+        }
+        let count = shape.reduce(1, *)
+        switch type {
+        case .float32: self = Tensor.constant([Float](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
+        case .float16: self = Tensor.constant([Float16](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
+        case .int32: self = Tensor.constant([Int32](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
+        case .bool: self = Tensor.constant([Bool](repeating: false, count: count), shape: shape, op: "zeros", at: nil)
+        }
     }
 }
