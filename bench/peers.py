@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run tensorbench's workloads in NumPy and PyTorch, with tensorbench's statistics and JSON schema.
+"""Run tensorbench's workloads in NumPy, PyTorch and onnxruntime, with tensorbench's statistics and JSON schema.
 
     python3 bench/peers.py --suite full --json bench/peers.json
     .build/release/tensorbench --from bench/full.json --compare bench/peers.json
@@ -70,8 +70,20 @@ WORKLOADS = [
          (HIDDEN * HIDDEN * 4 + HIDDEN * FFN * 2 + TOKENS * HIDDEN * 2) * 4, False),
     spec("minilm-b1", True, 2 * 12 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     spec("minilm-b32", False, 2 * 32 * 20 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
+    spec("onnx-minilm-l3-b1", True, 2 * 12 * 3 * (4 * 384 * 384 + 2 * 384 * 1536), 3 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
+    spec("onnx-minilm-l3-b32", False, 2 * 32 * 20 * 3 * (4 * 384 * 384 + 2 * 384 * 1536), 3 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
+    spec("onnx-minilm-l6-b1", False, 2 * 12 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
+    spec("onnx-minilm-l6-b32", False, 2 * 32 * 20 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     spec("dispatch-1000", True, 1000, 8, False),
 ]
+
+# The onnx-minilm-* workloads: the same model files tensorbench runs (Workload+ONNX.swift), on the
+# minilm-* sentences tokenized once (untimed) with all-MiniLM-L6-v2's uncased vocabulary.
+ONNX_MODELS = {
+    "l3": lambda: os.path.join(os.environ.get("TENSORENGINE_ONNX_MODEL_DIR") or os.path.expanduser(
+        "~/.cache/tensorengine/models/paraphrase-MiniLM-L3-v2"), "model.onnx"),
+    "l6": lambda: os.path.join(model_folder(), "model.onnx"),
+}
 
 # The minilm-* workloads' sentences: the same as Workload.MiniLMSentences in
 # Sources/TensorEngineChecks/Workload+MiniLM.swift; change both together.
@@ -113,6 +125,14 @@ MINILM_SENTENCES = {
     "minilm-b1": ["A man is playing a guitar on the stage."],
     "minilm-b32": MINILM_BATCH,
 }
+
+
+def onnx_workload(name):
+    """(model key, sentences key) of an onnx-minilm-* workload, or None."""
+    if not name.startswith("onnx-minilm-"):
+        return None
+    _, _, model, batch = name.split("-")
+    return model, f"minilm-{batch}"
 
 
 def model_folder():
@@ -166,6 +186,8 @@ class NumPyPeer:
     def inputs(self, name):
         if name in MINILM_SENTENCES:
             raise Unsupported("unsupported", "sentence embedding runs through sentence-transformers on PyTorch (the torch row)")
+        if onnx_workload(name):
+            raise Unsupported("unsupported", "ONNX models run through onnxruntime (the onnxruntime row)")
         np = self.np
         rng = np.random.default_rng(1)
         made = []
@@ -256,6 +278,8 @@ class TorchPeer(NumPyPeer):
     def inputs(self, name):
         if name in MINILM_SENTENCES:
             return [self.sentence_transformer()]
+        if onnx_workload(name):
+            raise Unsupported("unsupported", "ONNX models run through onnxruntime (the onnxruntime row)")
         return [self.torch.from_numpy(self.np.ascontiguousarray(a)) for a in NumPyPeer.inputs(self, name)]
 
     def sentence_transformer(self):
@@ -325,6 +349,46 @@ class TorchPeer(NumPyPeer):
         for step in range(1000):
             t = t * 1.0001 if step % 2 == 0 else t + 0.0001
         return t
+
+
+class OnnxRuntimePeer:
+    """onnxruntime's CPU execution provider on the onnx-minilm-* models, one InferenceSession per
+    workload (untimed), intra-op threads as --threads; each run is session.run on the token ids."""
+    name = "onnxruntime"
+    threads = 2
+
+    def __init__(self):
+        import onnxruntime
+        import numpy
+        self.ort = onnxruntime
+        self.np = numpy
+        self.version = onnxruntime.__version__
+        self.note = f"CPUExecutionProvider, intra_op_num_threads={self.threads}, default graph optimizations"
+
+    def inputs(self, name):
+        workload = onnx_workload(name)
+        if not workload:
+            raise Unsupported("unsupported", "onnxruntime runs only the onnx-* workloads here")
+        model, sentences = workload
+        path = ONNX_MODELS[model]()
+        if not os.path.isfile(path):
+            raise Unsupported("no model", f"{path} not found (scripts/fetch-onnx-model.sh; l6: scripts/fetch-minilm-onnx.sh)")
+        try:
+            from transformers import AutoTokenizer
+        except ImportError as error:
+            raise Unsupported("not installed", f"transformers (for the tokenizer) is not installed ({error})")
+        tokenizer = AutoTokenizer.from_pretrained(model_folder())
+        encoded = tokenizer(MINILM_SENTENCES[sentences], padding=True, return_tensors="np")
+        options = self.ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        session = self.ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        names = {i.name for i in session.get_inputs()}
+        feeds = {key: value.astype(self.np.int64) for key, value in encoded.items() if key in names}
+        return [session, feeds]
+
+    def graph(self, name):
+        return lambda x: x[0].run(None, x[1])
 
 
 def nearest_rank(sorted_samples, percent):
@@ -408,7 +472,7 @@ def main(argv):
     parser = argparse.ArgumentParser(description="Run tensorbench's workloads in NumPy and PyTorch (tensorbench's JSON schema).")
     parser.add_argument("--suite", choices=["quick", "full"], default="quick")
     parser.add_argument("--workload", action="append", default=[], help="run only this workload (repeatable)")
-    parser.add_argument("--backend", action="append", default=[], choices=["numpy", "torch"], help="run only this peer (repeatable)")
+    parser.add_argument("--backend", action="append", default=[], choices=["numpy", "torch", "onnxruntime"], help="run only this peer (repeatable)")
     parser.add_argument("--budget", type=float, help="seconds of measured runs per row (default 0.25 quick, 1 full)")
     parser.add_argument("--iterations", type=int, default=1000, help="at most this many measured runs per row")
     parser.add_argument("--json", help="write the report here")
@@ -421,6 +485,7 @@ def main(argv):
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(args.threads)
     TorchPeer.threads = args.threads
+    OnnxRuntimePeer.threads = args.threads
     known = [w["name"] for w in WORKLOADS]
     for name in args.workload:
         if name not in known:
@@ -436,7 +501,8 @@ def main(argv):
         selected = [w for w in WORKLOADS if args.suite == "full" or w["quick"]]
 
     peers, statuses, versions = [], [], {"python": platform.python_version()}
-    for cls, install in ((NumPyPeer, "pip install numpy"), (TorchPeer, "pip install torch --index-url https://download.pytorch.org/whl/cpu")):
+    for cls, install in ((NumPyPeer, "pip install numpy"), (TorchPeer, "pip install torch --index-url https://download.pytorch.org/whl/cpu"),
+                         (OnnxRuntimePeer, "pip install onnxruntime transformers")):
         if args.backend and cls.name not in args.backend:
             continue
         try:

@@ -25,6 +25,9 @@ package struct Workload: Sendable {
         /// Strings in, normalized embeddings out, through ``SentenceEmbedder/embed(_:policy:)``
         /// (tokenizing, batching and pooling included); the model is loaded once, untimed.
         case sentenceEmbedding(EmbeddingWorkload)
+        /// Token ids in, every output read back, through ``ONNXModel/prediction(from:policy:)``;
+        /// the model is loaded and the sentences tokenized once, untimed.
+        case onnxModel(ONNXWorkload)
     }
 
     package let name: String
@@ -67,6 +70,9 @@ extension Workload {
             let embedder = try workload.loadEmbedder()
             let batch = embedder.tokenizer.encodeBatch(workload.sentences)
             return { [embedder.embeddings(of: batch)] }
+        case .onnxModel(let workload):
+            let (model, inputs) = try workload.load()
+            return { (try? model.outputs(for: inputs)).map { Array($0.values) } ?? [] }
         }
     }
 
@@ -183,6 +189,10 @@ extension Workload {
         bertLayer,
         miniLM(.single, quick: true),
         miniLM(.batch, quick: false),
+        onnxMiniLM(.miniLML3, .single, quick: true),
+        onnxMiniLM(.miniLML3, .batch, quick: false),
+        onnxMiniLM(.miniLML6, .single, quick: false),
+        onnxMiniLM(.miniLML6, .batch, quick: false),
         Workload(
             name: "dispatch-1000", summary: "1000 tiny ops on scalars: the per-op overhead", quick: true, reference: .none,
             essentialBytes: 8, flops: 1000, makeInputs: { [Tensor(shape: [], scalars: [Float(0.5)])] },

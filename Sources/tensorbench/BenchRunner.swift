@@ -194,6 +194,11 @@ struct BenchRunner {
             }
         case .embedding(let embedder, let sentences):
             body = { _ = try await embedder.embed(sentences, policy: policy) }
+        case .onnx(let model, let inputs):
+            body = {
+                let outputs = try await model.prediction(from: inputs, policy: policy)
+                for output in outputs.values { try await output.readBack() }
+            }
         case .unavailable:
             return nil
         }

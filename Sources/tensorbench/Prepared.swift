@@ -8,6 +8,8 @@ enum Prepared {
     case graph(inputs: [Tensor], graph: @Sendable ([Tensor]) -> [Tensor])
     /// A loaded embedder; each run embeds the sentences (strings in, vectors out).
     case embedding(SentenceEmbedder, sentences: [String])
+    /// A loaded ONNX model and its inputs; each run predicts and reads every output back.
+    case onnx(ONNXModel, inputs: [String: Tensor])
     /// Nothing can run (the reason is returned beside it).
     case unavailable
 
@@ -38,6 +40,16 @@ enum Prepared {
             } catch {
                 return (.unavailable, Failure(reason: "failed", detail: "\(error)"))
             }
+        case .onnxModel(let onnx):
+            do {
+                let (model, inputs) = try onnx.load()
+                return (.onnx(model, inputs: inputs), nil)
+            } catch let missing as ONNXModelMissing {
+                Progress.note("tensorbench: skipping \(workload.name): \(missing)")
+                return (.unavailable, Failure(reason: "no model", detail: missing.description))
+            } catch {
+                return (.unavailable, Failure(reason: "failed", detail: "\(error)"))
+            }
         }
     }
 
@@ -51,6 +63,8 @@ enum Prepared {
             guard sentences.count <= embedder.batchSize else { return nil }
             let batch = embedder.tokenizer.encodeBatch(sentences)
             return { [embedder.embeddings(of: batch)] }
+        case .onnx(let model, let inputs):
+            return { (try? model.outputs(for: inputs)).map { Array($0.values) } ?? [] }
         case .unavailable:
             return nil
         }

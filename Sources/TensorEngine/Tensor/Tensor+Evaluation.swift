@@ -67,7 +67,7 @@ extension Tensor {
 
     /// Evaluates tensors synchronously on the calling thread, for the engine's own use when a value
     /// must be known to go on building a graph (an ONNX `Reshape` whose shape is computed from data).
-    static func evaluateNow(_ tensors: [Tensor]) throws(TensorError) {
+    package static func evaluateNow(_ tensors: [Tensor]) throws(TensorError) {
         if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
         let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
         guard !pending.isEmpty else { return }

@@ -164,3 +164,47 @@ enum ONNXFixture {
         }
     }
 }
+
+/// The ONNX export of all-MiniLM-L6-v2 beside its safetensors weights, if it was made.
+let exportedMiniLML6: URL? = {
+    guard let folder = try? ModelFixture.folder() else { return nil }
+    let url = folder.appendingPathComponent("model.onnx")
+    return FileManager.default.fileExists(atPath: url.path) ? url : nil
+}()
+
+/// all-MiniLM-L6-v2 exported to ONNX by `scripts/export_minilm_onnx.py` (torch's exporter) against
+/// onnxruntime's hidden states and against the hand-written ``BERTEncoder`` on the same token ids.
+/// The export needs torch, which CI does not install (`scripts/fetch-minilm-onnx.sh` says how to
+/// make it); without the file this suite is reported as skipped, never passed.
+@Suite("ONNX MiniLM-L6 export", .enabled(if: exportedMiniLML6 != nil, "model.onnx not exported (scripts/fetch-minilm-onnx.sh)"))
+struct ONNXMiniLML6Tests {
+    static var exportedModel: URL? { exportedMiniLML6 }
+
+    @Test func matchesOnnxruntimeAndTheHandWrittenEncoder() async throws {
+        let model = try ONNXModel(contentsOf: try #require(Self.exportedModel))
+        let ids = try ONNXFixture.array("minilm_l6_input_ids")  // [4, 12], Int32
+        let mask = try ONNXFixture.array("minilm_l6_attention_mask")
+        let types = try ONNXFixture.array("minilm_l6_token_type_ids")
+        let reference = try ONNXFixture.array("minilm_l6_last_hidden_state")
+        let encoder = try BERTEncoder(folder: try ModelFixture.folder())
+        let handWritten = try await encoder.hiddenStates(ids: ids, mask: mask.cast(to: Float.self)).shapedArray(of: Float.self)
+        let maskValues = try await mask.shapedArray(of: Int32.self)
+        for policy in ONNXFixture.policies {
+            let outputs = try await model.prediction(from: ["input_ids": ids, "attention_mask": mask, "token_type_ids": types], policy: policy)
+            let states = try #require(outputs["last_hidden_state"])
+            let difference = try await ONNXFixture.maximumDifference(states, reference)
+            #expect(difference <= 1e-4, "onnxruntime vs \(policy): \(difference)")
+            // Against the hand-written encoder at real tokens (padding carries no meaning).
+            let values = try await states.shapedArray(of: Float.self)
+            var worst: Float = 0
+            for row in 0..<4 {
+                for token in 0..<12 where maskValues[scalarAt: row, token] == 1 {
+                    for unit in 0..<384 {
+                        worst = Swift.max(worst, Swift.abs(values[scalarAt: row, token, unit] - handWritten[scalarAt: row, token, unit]))
+                    }
+                }
+            }
+            #expect(worst <= 1e-4, "BERTEncoder vs \(policy): \(worst)")
+        }
+    }
+}

@@ -117,3 +117,75 @@ enum ONNXBytes {
         return model.bytes
     }
 }
+
+/// A node attribute for ``ONNXBytes/model(opset:nodes:initializers:inputs:outputs:)``.
+enum TestAttribute {
+    case int(Int64)
+    case ints([Int64])
+    case float(Float)
+    case string(String)
+}
+
+/// A node for ``ONNXBytes/model(opset:nodes:initializers:inputs:outputs:)``.
+struct TestNode {
+    var op: String
+    var inputs: [String]
+    var outputs: [String]
+    var attributes: [(String, TestAttribute)] = []
+}
+
+extension ONNXBytes {
+    /// A model of one graph at an opset: float inputs and outputs with fixed shapes, initializers
+    /// of floats (`values`) or int64s (`integers`).
+    static func model(
+        opset: Int64, nodes: [TestNode], initializers: [(name: String, dims: [Int64], integers: [Int64])] = [],
+        inputs: [(String, [Int])], outputs: [String]
+    ) -> [UInt8] {
+        var model = ProtobufWriter()
+        model.int(1, 8)
+        model.message(8) { set in
+            set.string(1, "")
+            set.int(2, opset)
+        }
+        model.message(7) { graph in
+            for (index, node) in nodes.enumerated() {
+                graph.message(1) { writer in
+                    for input in node.inputs { writer.string(1, input) }
+                    for output in node.outputs { writer.string(2, output) }
+                    writer.string(3, "\(node.op.lowercased())_\(index)")
+                    writer.string(4, node.op)
+                    for (name, value) in node.attributes {
+                        writer.message(5) { attribute in
+                            attribute.string(1, name)
+                            switch value {
+                            case .int(let int):
+                                attribute.int(3, int)
+                                attribute.int(20, 2)
+                            case .ints(let ints):
+                                attribute.packedInts(8, ints)
+                                attribute.int(20, 7)
+                            case .float(let float):
+                                attribute.float(2, float)
+                                attribute.int(20, 1)
+                            case .string(let text):
+                                attribute.string(4, text)
+                                attribute.int(20, 3)
+                            }
+                        }
+                    }
+                }
+            }
+            for initializer in initializers {
+                graph.message(5) { tensor in
+                    tensor.packedInts(1, initializer.dims)
+                    tensor.int(2, 7)
+                    tensor.string(8, initializer.name)
+                    tensor.packedInts(7, initializer.integers)
+                }
+            }
+            for (name, dims) in inputs { graph.message(11) { valueInfo(name, dims: dims, into: &$0) } }
+            for name in outputs { graph.message(12) { valueInfo(name, dims: [], into: &$0) } }
+        }
+        return model.bytes
+    }
+}

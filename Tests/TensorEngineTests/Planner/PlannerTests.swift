@@ -56,7 +56,7 @@ struct PlannerTests {
         case .graph(let makeInputs, let graph):
             let inputs = makeInputs()
             return { graph(inputs) }
-        case .sentenceEmbedding:
+        case .sentenceEmbedding, .onnxModel:
             throw NotAGraphWorkload()
         }
     }
