@@ -10,7 +10,8 @@ package enum ONNXConformance {
     package static func directory() -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["TENSORENGINE_ONNX_TESTS_DIR"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/onnx-tests/onnx-1.22.0")
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+            ".cache/tensorengine/onnx-tests/onnx-1.22.0")
     }
 
     /// The outcome of one test.
@@ -47,7 +48,9 @@ package enum ONNXConformance {
         } catch let error as ModelError {
             switch error.kind {
             case .unsupportedOperators:
-                return .skipped("unsupported operator: " + Set(error.unsupportedNodes.map(\.opType)).sorted().joined(separator: ", "))
+                return .skipped(
+                    "unsupported operator: "
+                        + Set(error.unsupportedNodes.map(\.opType)).sorted().joined(separator: ", "))
             case .unsupportedType: return .skipped("unsupported type: \(error.message)")
             case .invalidModel, .invalidNode, .invalidInput: return .failed("load: \(error)")
             }
@@ -63,7 +66,8 @@ package enum ONNXConformance {
         var fallbacks: [String] = []
         for set in sets {
             let data = folder.appendingPathComponent(set)
-            let inputs: [ONNXTensorFile], expected: [ONNXTensorFile]
+            let inputs: [ONNXTensorFile]
+            let expected: [ONNXTensorFile]
             do {
                 inputs = try files(data, prefix: "input_")
                 expected = try files(data, prefix: "output_")
@@ -76,7 +80,9 @@ package enum ONNXConformance {
             let names = model.inputDescriptions.map(\.name)
             for (index, file) in inputs.enumerated() {
                 let name = names.contains(file.name) ? file.name : (index < names.count ? names[index] : file.name)
-                do { feeds[name] = try file.tensor() } catch { return .skipped("unsupported type: input \(name): \(error.message)") }
+                do { feeds[name] = try file.tensor() } catch {
+                    return .skipped("unsupported type: input \(name): \(error.message)")
+                }
             }
             for policy in policies {
                 var outcome = await compare(model, feeds, expected, policy: policy)
@@ -99,8 +105,12 @@ package enum ONNXConformance {
     }
 
     private static func files(_ folder: URL, prefix: String) throws -> [ONNXTensorFile] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(prefix) && $0.hasSuffix(".pb") }
-        let sorted = names.sorted { Int($0.dropFirst(prefix.count).dropLast(3)) ?? 0 < Int($1.dropFirst(prefix.count).dropLast(3)) ?? 0 }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix(prefix) && $0.hasSuffix(".pb")
+        }
+        let sorted = names.sorted {
+            Int($0.dropFirst(prefix.count).dropLast(3)) ?? 0 < Int($1.dropFirst(prefix.count).dropLast(3)) ?? 0
+        }
         return try sorted.map { try ONNXTensorFile(contentsOf: folder.appendingPathComponent($0)) }
     }
 
@@ -126,9 +136,13 @@ package enum ONNXConformance {
         do {
             try await Tensor.evaluate(Array(outputs.values), policy: policy)
             for (index, reference) in expected.enumerated() {
-                let name = model.outputDescriptions.contains { $0.name == reference.name } || index >= model.outputDescriptions.count
+                let name =
+                    model.outputDescriptions.contains { $0.name == reference.name }
+                        || index >= model.outputDescriptions.count
                     ? reference.name : model.outputDescriptions[index].name
-                guard let output = outputs[name], let value = output.node?.storedResult else { return "output '\(name)' is missing" }
+                guard let output = outputs[name], let value = output.node?.storedResult else {
+                    return "output '\(name)' is missing"
+                }
                 guard output.shape == reference.shape else {
                     return "output '\(name)' has shape \(output.shape), expected \(reference.shape)"
                 }
@@ -149,7 +163,8 @@ package enum ONNXConformance {
     /// The reasons tests may be listed in the manifest for: the loader reports the first two
     /// itself; the third is written by hand with the divergence it documents.
     package static func isSkipReason(_ reason: String) -> Bool {
-        reason.hasPrefix("unsupported operator:") || reason.hasPrefix("unsupported type:") || reason.hasPrefix("no test data")
+        reason.hasPrefix("unsupported operator:") || reason.hasPrefix("unsupported type:")
+            || reason.hasPrefix("no test data")
     }
 }
 
@@ -162,8 +177,10 @@ extension ONNXConformance {
     ) async -> [Result] {
         var results: [Result] = []
         for suite in suites {
-            for folder in tests(in: suite, root: root) where filter.map({ folder.lastPathComponent.contains($0) }) ?? true {
-                let result = Result(suite: suite, name: folder.lastPathComponent, outcome: await run(folder, policies: policies))
+            for folder in tests(in: suite, root: root)
+            where filter.map({ folder.lastPathComponent.contains($0) }) ?? true {
+                let result = Result(
+                    suite: suite, name: folder.lastPathComponent, outcome: await run(folder, policies: policies))
                 progress?(result)
                 results.append(result)
             }
@@ -174,7 +191,9 @@ extension ONNXConformance {
     /// `node: 1200 passed, 20 failed, 545 skipped (unsupported operator 500, unsupported type 45)`.
     package static func summary(_ results: [Result], suite: String) -> String {
         let mine = results.filter { $0.suite == suite }
-        var passed = 0, failed = 0, fallbacks = 0
+        var passed = 0
+        var failed = 0
+        var fallbacks = 0
         var skipped: [String: Int] = [:]
         for result in mine {
             switch result.outcome {
@@ -190,7 +209,8 @@ extension ONNXConformance {
         let skippedCount = skipped.values.reduce(0, +)
         let runnable = passed + failed
         let rate = runnable > 0 ? String(format: "%.1f", 100 * Double(passed) / Double(runnable)) : "-"
-        return "\(suite): \(mine.count) tests, \(passed) passed (\(rate)% of those run; \(fallbacks) with ops the backend leaves "
+        return
+            "\(suite): \(mine.count) tests, \(passed) passed (\(rate)% of those run; \(fallbacks) with ops the backend leaves "
             + "to the reference), \(failed) failed, \(skippedCount) skipped (\(reasons))"
     }
 

@@ -1,5 +1,5 @@
-import TensorEngine
 import Foundation
+import TensorEngine
 
 /// An ONNX model workload: the `minilm-*` sentences tokenized once (untimed, with the model's
 /// uncased BERT vocabulary), then each run is one ``ONNXModel/prediction(from:policy:)`` with every
@@ -17,8 +17,11 @@ package struct ONNXWorkload: Sendable {
             let environment = ProcessInfo.processInfo.environment
             switch self {
             case .miniLML3:
-                let folder = environment["TENSORENGINE_ONNX_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-                    ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/paraphrase-MiniLM-L3-v2").path
+                let folder =
+                    environment["TENSORENGINE_ONNX_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+                    ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+                        ".cache/tensorengine/models/paraphrase-MiniLM-L3-v2"
+                    ).path
                 return URL(fileURLWithPath: folder).appendingPathComponent("model.onnx")
             case .miniLML6:
                 return SentenceEmbedder.defaultFolder.appendingPathComponent("model.onnx")
@@ -72,7 +75,8 @@ extension Workload {
         let model = export == .miniLML3 ? "paraphrase-MiniLM-L3-v2" : "all-MiniLM-L6-v2"
         return Workload(
             name: "onnx-minilm-\(export.rawValue)-b\(texts.count)",
-            summary: "\(model) ONNX export on \(texts.count) tokenized sentence\(texts.count == 1 ? "" : "s"), every output read back",
+            summary:
+                "\(model) ONNX export on \(texts.count) tokenized sentence\(texts.count == 1 ? "" : "s"), every output read back",
             quick: quick, reference: .none, essentialBytes: layers * layerParameters * 4, flops: flops,
             body: .onnxModel(ONNXWorkload(export: export, sentences: texts)))
     }

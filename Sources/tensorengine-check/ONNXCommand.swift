@@ -15,8 +15,14 @@ func runONNXConformance(_ arguments: [String]) async -> Int32 {
         let value = index + 1 < arguments.count ? arguments[index + 1] : nil
         switch argument {
         case "--policy":
-            guard let value else { print("--policy needs a value"); return 2 }
-            do { policies.append(try ComputePolicy(name: value)) } catch { print(error.message); return 2 }
+            guard let value else {
+                print("--policy needs a value")
+                return 2
+            }
+            do { policies.append(try ComputePolicy(name: value)) } catch {
+                print(error.message)
+                return 2
+            }
             index += 2
         case "--filter":
             filter = value
@@ -43,12 +49,18 @@ func runONNXConformance(_ arguments: [String]) async -> Int32 {
     }
     print("ONNX conformance in \(root.path), policies: \(policies.map(\.description).joined(separator: ", "))")
     let results = await ONNXConformance.runSuites(suites, policies: policies, filter: filter, root: root) { result in
-        if case .failed(let reason) = result.outcome { print("FAIL \(result.suite)/\(result.name): \(reason.prefix(400))") }
-        if verbose, case .skipped(let reason) = result.outcome { print("skip \(result.suite)/\(result.name): \(reason.prefix(200))") }
+        if case .failed(let reason) = result.outcome {
+            print("FAIL \(result.suite)/\(result.name): \(reason.prefix(400))")
+        }
+        if verbose, case .skipped(let reason) = result.outcome {
+            print("skip \(result.suite)/\(result.name): \(reason.prefix(200))")
+        }
     }
     for suite in suites { print(ONNXConformance.summary(results, suite: suite)) }
     if let manifestPath {
-        do { try ONNXConformance.manifest(results).write(toFile: manifestPath, atomically: true, encoding: .utf8) } catch {
+        do {
+            try ONNXConformance.manifest(results).write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        } catch {
             print("cannot write \(manifestPath): \(error)")
             return 1
         }

@@ -167,6 +167,8 @@ case let path where path.hasSuffix(".onnx"):
             for description in model.outputDescriptions { print("  output \(description)") }
             print(plan.text())
             if measure {
+                // One warm-up run first: the first touches the model's mapped weights.
+                _ = try await plan.enginePlan.measured()
                 print(try await plan.enginePlan.measured().text())
             } else if engineOps {
                 print(plan.enginePlan.text())

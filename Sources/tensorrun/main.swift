@@ -66,7 +66,9 @@ do {
     var inputs: [String: Tensor] = [:]
     for (name, path) in inputFiles {
         guard let description = descriptions[name] else {
-            fail("the model has no input '\(name)'; its inputs: \(model.inputDescriptions.map(\.description).joined(separator: "; "))")
+            fail(
+                "the model has no input '\(name)'; its inputs: \(model.inputDescriptions.map(\.description).joined(separator: "; "))"
+            )
         }
         let tensor = try Tensor(npyFile: URL(fileURLWithPath: path), converting: description)
         inputs[name] = tensor
@@ -84,7 +86,8 @@ do {
             times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
         }
         times.sort()
-        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let median =
+            times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
         let p90 = times[Swift.min(times.count - 1, Int((Double(times.count) * 0.9).rounded(.up)) - 1)]
         print(String(format: "latency median_ms=%.3f min_ms=%.3f p90_ms=%.3f", median, times[0], p90))
     }

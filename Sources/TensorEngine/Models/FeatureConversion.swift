@@ -16,21 +16,24 @@ extension Tensor {
         let bytes = try Data(contentsOf: url, options: .alwaysMapped)
         let descr: String = bytes.withUnsafeBytes { raw in
             guard let header = try? NPYHeader(parsing: raw, wide: true) else { return "" }
-            return header.wideSource == .int64 ? "i8" : header.wideSource == .float64 ? "f8" : header.scalarType.rawValue
+            return header.wideSource == .int64
+                ? "i8" : header.wideSource == .float64 ? "f8" : header.scalarType.rawValue
         }
         let tensor = try Tensor(npyFileConverting: url)
         let model = constraint.modelElementType
-        let accepted: Bool = switch (descr, constraint.dataType) {
-        case ("f8", _): model == "double"
-        case ("i8", .int32): true
-        case (_, .float32): tensor.dtype == .float32 || tensor.dtype == .float16
-        case (_, let type): tensor.dtype == type
-        }
+        let accepted: Bool =
+            switch (descr, constraint.dataType) {
+            case ("f8", _): model == "double"
+            case ("i8", .int32): true
+            case (_, .float32): tensor.dtype == .float32 || tensor.dtype == .float16
+            case (_, let type): tensor.dtype == type
+            }
         guard accepted else {
             let given = descr == "i8" ? "int64" : descr == "f8" ? "float64" : tensor.dtype.description
             throw ModelError(
                 .invalidInput,
-                "input '\(feature.name)' expects \(constraint); the file \(url.lastPathComponent) holds \(given), which does not convert exactly")
+                "input '\(feature.name)' expects \(constraint); the file \(url.lastPathComponent) holds \(given), which does not convert exactly"
+            )
         }
         self = tensor
     }

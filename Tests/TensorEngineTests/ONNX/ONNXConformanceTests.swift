@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import TensorEngine
 import TensorEngineChecks
+import Testing
+
+@testable import TensorEngine
 
 /// ONNX's own backend test suites (node, pytorch-converted, pytorch-operator, simple; fetched by
 /// scripts/fetch-onnx-tests.sh) on every backend, against the committed manifest of the tests that
@@ -11,7 +12,10 @@ import TensorEngineChecks
     static let suites = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 
     static func manifest() throws -> [String: String] {
-        guard let url = Bundle.module.url(forResource: "onnx_conformance_manifest", withExtension: "tsv", subdirectory: "Fixtures") else {
+        guard
+            let url = Bundle.module.url(
+                forResource: "onnx_conformance_manifest", withExtension: "tsv", subdirectory: "Fixtures")
+        else {
             throw ONNXFixture.Missing(description: "Fixtures/onnx_conformance_manifest.tsv is not in the test bundle")
         }
         var entries: [String: String] = [:]
@@ -25,7 +29,8 @@ import TensorEngineChecks
     @Test func everyTestOutsideTheManifestPassesOnEveryBackend() async throws {
         let root = ONNXConformance.directory()
         guard FileManager.default.fileExists(atPath: root.appendingPathComponent("node").path) else {
-            throw ONNXFixture.Missing(description: "ONNX's test data are not in \(root.path); run scripts/fetch-onnx-tests.sh")
+            throw ONNXFixture.Missing(
+                description: "ONNX's test data are not in \(root.path); run scripts/fetch-onnx-tests.sh")
         }
         let manifest = try Self.manifest()
         let policies = BackendStatus.all.filter(\.isAvailable).map(\.id).map(ComputePolicy.only)
@@ -39,7 +44,8 @@ import TensorEngineChecks
             case .skipped(let reason):
                 // A skip must be one the manifest names with the same kind of reason.
                 let listed = manifest[key]
-                #expect(listed.map { $0.prefix { $0 != ":" } == reason.prefix { $0 != ":" } } == true, "\(key): \(reason)")
+                #expect(
+                    listed.map { $0.prefix { $0 != ":" } == reason.prefix { $0 != ":" } } == true, "\(key): \(reason)")
             case .failed(let reason):
                 #expect(manifest[key]?.hasPrefix("divergence:") == true, "\(key) fails: \(reason)")
             }

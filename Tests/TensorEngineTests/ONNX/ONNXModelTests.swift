@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TensorEngine
 
 /// Where the ONNX tests find their fixtures and downloaded models.
@@ -22,8 +23,11 @@ enum ONNXFixture {
     /// (scripts/fetch-onnx-model.sh). Throws, failing the test, when absent.
     static func minilmL3() throws -> URL {
         let environment = ProcessInfo.processInfo.environment
-        let folder = environment["TENSORENGINE_ONNX_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/paraphrase-MiniLM-L3-v2").path
+        let folder =
+            environment["TENSORENGINE_ONNX_MODEL_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+                ".cache/tensorengine/models/paraphrase-MiniLM-L3-v2"
+            ).path
         let url = URL(fileURLWithPath: folder).appendingPathComponent("model.onnx")
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw Missing(description: "\(url.path) is missing; run scripts/fetch-onnx-model.sh")
@@ -52,8 +56,10 @@ enum ONNXFixture {
         for (name, input) in [("tiny_mlp", "x"), ("tiny_shape_subgraph", "x"), ("external_data", "x")] {
             let model = try ONNXModel(contentsOf: try ONNXFixture.url(name + ".onnx"))
             for policy in ONNXFixture.policies {
-                let outputs = try await model.prediction(from: [input: try ONNXFixture.array("\(name)_x")], policy: policy)
-                let difference = try await ONNXFixture.maximumDifference(try #require(outputs["y"]), try ONNXFixture.array("\(name)_y"))
+                let outputs = try await model.prediction(
+                    from: [input: try ONNXFixture.array("\(name)_x")], policy: policy)
+                let difference = try await ONNXFixture.maximumDifference(
+                    try #require(outputs["y"]), try ONNXFixture.array("\(name)_y"))
                 #expect(difference <= 1e-5, "\(name) on \(policy): \(difference)")
             }
         }
@@ -135,7 +141,8 @@ enum ONNXFixture {
         #expect(ids.multiArrayConstraint?.modelElementType == "int64")
         let tensor = try Tensor(npyFile: try ONNXFixture.url("minilm_l3_b1_input_ids.npy"), converting: ids)
         #expect(tensor.dtype == .int32 && tensor.shape == [1, 9])
-        let floats = try #require(ONNXModel(contentsOf: try ONNXFixture.url("tiny_mlp.onnx")).inputDescriptionsByName["x"])
+        let floats = try #require(
+            ONNXModel(contentsOf: try ONNXFixture.url("tiny_mlp.onnx")).inputDescriptionsByName["x"])
         #expect(throws: ModelError.self) {
             _ = try Tensor(npyFile: try ONNXFixture.url("minilm_l3_b1_input_ids.npy"), converting: floats)
         }
@@ -176,7 +183,9 @@ let exportedMiniLML6: URL? = {
 /// onnxruntime's hidden states and against the hand-written ``BERTEncoder`` on the same token ids.
 /// The export needs torch, which CI does not install (`scripts/fetch-minilm-onnx.sh` says how to
 /// make it); without the file this suite is reported as skipped, never passed.
-@Suite("ONNX MiniLM-L6 export", .enabled(if: exportedMiniLML6 != nil, "model.onnx not exported (scripts/fetch-minilm-onnx.sh)"))
+@Suite(
+    "ONNX MiniLM-L6 export",
+    .enabled(if: exportedMiniLML6 != nil, "model.onnx not exported (scripts/fetch-minilm-onnx.sh)"))
 struct ONNXMiniLML6Tests {
     static var exportedModel: URL? { exportedMiniLML6 }
 
@@ -187,10 +196,12 @@ struct ONNXMiniLML6Tests {
         let types = try ONNXFixture.array("minilm_l6_token_type_ids")
         let reference = try ONNXFixture.array("minilm_l6_last_hidden_state")
         let encoder = try BERTEncoder(folder: try ModelFixture.folder())
-        let handWritten = try await encoder.hiddenStates(ids: ids, mask: mask.cast(to: Float.self)).shapedArray(of: Float.self)
+        let handWritten = try await encoder.hiddenStates(ids: ids, mask: mask.cast(to: Float.self)).shapedArray(
+            of: Float.self)
         let maskValues = try await mask.shapedArray(of: Int32.self)
         for policy in ONNXFixture.policies {
-            let outputs = try await model.prediction(from: ["input_ids": ids, "attention_mask": mask, "token_type_ids": types], policy: policy)
+            let outputs = try await model.prediction(
+                from: ["input_ids": ids, "attention_mask": mask, "token_type_ids": types], policy: policy)
             let states = try #require(outputs["last_hidden_state"])
             let difference = try await ONNXFixture.maximumDifference(states, reference)
             #expect(difference <= 1e-4, "onnxruntime vs \(policy): \(difference)")
@@ -200,7 +211,9 @@ struct ONNXMiniLML6Tests {
             for row in 0..<4 {
                 for token in 0..<12 where maskValues[scalarAt: row, token] == 1 {
                     for unit in 0..<384 {
-                        worst = Swift.max(worst, Swift.abs(values[scalarAt: row, token, unit] - handWritten[scalarAt: row, token, unit]))
+                        worst = Swift.max(
+                            worst,
+                            Swift.abs(values[scalarAt: row, token, unit] - handWritten[scalarAt: row, token, unit]))
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TensorEngine
 
 /// Operators whose meaning changed between opsets, each at both versions, against hand-computed
@@ -17,8 +18,11 @@ import Testing
         return try await try #require(outputs["y"]).shapedArray(of: Float.self)
     }
 
-    private func model(_ opset: Int64, _ node: TestNode, initializers: [(name: String, dims: [Int64], integers: [Int64])] = []) -> [UInt8] {
-        ONNXBytes.model(opset: opset, nodes: [node], initializers: initializers, inputs: [("x", [2, 3])], outputs: ["y"])
+    private func model(
+        _ opset: Int64, _ node: TestNode, initializers: [(name: String, dims: [Int64], integers: [Int64])] = []
+    ) -> [UInt8] {
+        ONNXBytes.model(
+            opset: opset, nodes: [node], initializers: initializers, inputs: [("x", [2, 3])], outputs: ["y"])
     }
 
     @Test func softmaxCoercesTo2DBeforeOpset13() async throws {
@@ -39,27 +43,40 @@ import Testing
     }
 
     @Test func reductionAxesMovedFromAttributeToInput() async throws {
-        let attribute = TestNode(op: "ReduceSum", inputs: ["x"], outputs: ["y"], attributes: [("axes", .ints([1])), ("keepdims", .int(0))])
+        let attribute = TestNode(
+            op: "ReduceSum", inputs: ["x"], outputs: ["y"], attributes: [("axes", .ints([1])), ("keepdims", .int(0))])
         #expect(try await run(model(11, attribute)).scalars == [6, 15])
-        let input = TestNode(op: "ReduceSum", inputs: ["x", "axes"], outputs: ["y"], attributes: [("keepdims", .int(0))])
+        let input = TestNode(
+            op: "ReduceSum", inputs: ["x", "axes"], outputs: ["y"], attributes: [("keepdims", .int(0))])
         let axes = [(name: "axes", dims: [Int64(1)], integers: [Int64(0)])]
         #expect(try await run(model(13, input, initializers: axes)).scalars == [5, 7, 9])
         // ReduceMean keeps its attribute until 18.
-        let mean17 = TestNode(op: "ReduceMean", inputs: ["x"], outputs: ["y"], attributes: [("axes", .ints([0])), ("keepdims", .int(0))])
+        let mean17 = TestNode(
+            op: "ReduceMean", inputs: ["x"], outputs: ["y"], attributes: [("axes", .ints([0])), ("keepdims", .int(0))])
         #expect(try await run(model(17, mean17)).scalars == [2.5, 3.5, 4.5])
-        let mean18 = TestNode(op: "ReduceMean", inputs: ["x", "axes"], outputs: ["y"], attributes: [("keepdims", .int(0))])
-        #expect(try await run(model(18, mean18, initializers: [(name: "axes", dims: [1], integers: [1])])).scalars == [2, 5])
+        let mean18 = TestNode(
+            op: "ReduceMean", inputs: ["x", "axes"], outputs: ["y"], attributes: [("keepdims", .int(0))])
+        #expect(
+            try await run(model(18, mean18, initializers: [(name: "axes", dims: [1], integers: [1])])).scalars == [
+                2, 5,
+            ])
     }
 
     @Test func squeezeAndUnsqueezeAxes() async throws {
-        let unsqueeze11 = TestNode(op: "Unsqueeze", inputs: ["x"], outputs: ["y"], attributes: [("axes", .ints([0, 3]))])
+        let unsqueeze11 = TestNode(
+            op: "Unsqueeze", inputs: ["x"], outputs: ["y"], attributes: [("axes", .ints([0, 3]))])
         #expect(try await run(model(11, unsqueeze11)).shape == [1, 2, 3, 1])
         let unsqueeze13 = TestNode(op: "Unsqueeze", inputs: ["x", "axes"], outputs: ["y"])
-        #expect(try await run(model(13, unsqueeze13, initializers: [(name: "axes", dims: [1], integers: [-1])])).shape == [2, 3, 1])
+        #expect(
+            try await run(model(13, unsqueeze13, initializers: [(name: "axes", dims: [1], integers: [-1])])).shape == [
+                2, 3, 1,
+            ])
     }
 
     @Test func sliceFromAttributesToInputsWithSteps() async throws {
-        let old = TestNode(op: "Slice", inputs: ["x"], outputs: ["y"], attributes: [("starts", .ints([1])), ("ends", .ints([Int64.max])), ("axes", .ints([1]))])
+        let old = TestNode(
+            op: "Slice", inputs: ["x"], outputs: ["y"],
+            attributes: [("starts", .ints([1])), ("ends", .ints([Int64.max])), ("axes", .ints([1]))])
         #expect(try await run(model(9, old)).scalars == [2, 3, 5, 6])
         let new = TestNode(op: "Slice", inputs: ["x", "starts", "ends", "axes", "steps"], outputs: ["y"])
         let bounds = [
@@ -70,9 +87,12 @@ import Testing
     }
 
     @Test func clipAndPadFromAttributesToInputs() async throws {
-        let clip6 = TestNode(op: "Clip", inputs: ["x"], outputs: ["y"], attributes: [("min", .float(2)), ("max", .float(4.5))])
+        let clip6 = TestNode(
+            op: "Clip", inputs: ["x"], outputs: ["y"], attributes: [("min", .float(2)), ("max", .float(4.5))])
         #expect(try await run(model(6, clip6)).scalars == [2, 2, 3, 4, 4.5, 4.5])
-        let pad2 = TestNode(op: "Pad", inputs: ["x"], outputs: ["y"], attributes: [("pads", .ints([0, 1, 0, 0])), ("value", .float(-1))])
+        let pad2 = TestNode(
+            op: "Pad", inputs: ["x"], outputs: ["y"],
+            attributes: [("pads", .ints([0, 1, 0, 0])), ("value", .float(-1))])
         #expect(try await run(model(2, pad2)).scalars == [-1, 1, 2, 3, -1, 4, 5, 6])
         let pad11 = TestNode(op: "Pad", inputs: ["x", "pads"], outputs: ["y"], attributes: [("mode", .string("edge"))])
         let pads = [(name: "pads", dims: [Int64(4)], integers: [Int64(1), 0, 0, 1])]

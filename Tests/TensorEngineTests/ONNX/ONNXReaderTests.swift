@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TensorEngine
 
 /// The protobuf reader and the ONNX message decoders, on bytes built field by field.
@@ -75,16 +76,17 @@ import Testing
     }
 
     /// Every malformed input is a typed error naming the message and field, never a trap.
-    @Test(arguments: [
-        ("truncated varint", [0x08, 0x80], "ModelProto"),
-        ("length past the end", [0x3A, 0x05, 0x01], "ModelProto"),
-        ("field number 0", [0x00, 0x01], "field number 0"),
-        ("group wire type", [0x9B, 0x06], "group"),
-        ("unknown wire type", [0x0E], "wire type 6"),
-        ("wrong wire type", [0x0D, 0, 0, 0, 0], "ir_version"),
-        ("varint over 64 bits", [0x08] + [UInt8](repeating: 0xFF, count: 10) + [0x01], "64 bits"),
-        ("no graph", [0x08, 0x08], "graph"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        arguments: [
+            ("truncated varint", [0x08, 0x80], "ModelProto"),
+            ("length past the end", [0x3A, 0x05, 0x01], "ModelProto"),
+            ("field number 0", [0x00, 0x01], "field number 0"),
+            ("group wire type", [0x9B, 0x06], "group"),
+            ("unknown wire type", [0x0E], "wire type 6"),
+            ("wrong wire type", [0x0D, 0, 0, 0, 0], "ir_version"),
+            ("varint over 64 bits", [0x08] + [UInt8](repeating: 0xFF, count: 10) + [0x01], "64 bits"),
+            ("no graph", [0x08, 0x08], "graph"),
+        ] as [(String, [UInt8], String)])
     func malformedModelsAreTypedErrors(_ name: String, bytes: [UInt8], mentions: String) {
         do {
             _ = try decode(bytes)

@@ -117,7 +117,8 @@ extension ONNXFunctionProto {
             case 9: function.opsetImports.append(try reader.message(key, field: "opset_import", ONNXOperatorSet.decode))
             case 10: function.domain = try reader.string(key, field: "domain")
             case 11:
-                function.attributeDefaults.append(try reader.message(key, field: "attribute_proto", ONNXAttribute.decode))
+                function.attributeDefaults.append(
+                    try reader.message(key, field: "attribute_proto", ONNXAttribute.decode))
             default: try reader.skip(key)
             }
         }
@@ -141,7 +142,8 @@ extension ONNXAttribute {
             case 8: try reader.appendInt64s(key, field: "ints", to: &attribute.ints)
             case 9: attribute.strings.append(Array(try reader.lengthDelimited(key, field: "strings").0))
             case 10: attribute.tensors.append(try reader.message(key, field: "tensors", ONNXTensorProto.decode))
-            case 11: attribute.graphs.append(ONNXGraphBox(try reader.message(key, field: "graphs", ONNXGraphProto.decode)))
+            case 11:
+                attribute.graphs.append(ONNXGraphBox(try reader.message(key, field: "graphs", ONNXGraphProto.decode)))
             case 20: typeNumber = try reader.int64(key, field: "type")
             case 21: attribute.referenceName = try reader.string(key, field: "ref_attr_name")
             default: try reader.skip(key)
@@ -211,10 +213,18 @@ extension ONNXType {
         while let key = try reader.nextField() {
             switch key.number {
             case 1: type = try reader.message(key, field: "tensor_type", decodeTensorType)
-            case 4: try reader.skip(key); type = .other("sequence")
-            case 5: try reader.skip(key); type = .other("map")
-            case 8: try reader.skip(key); type = .other("sparse tensor")
-            case 9: try reader.skip(key); type = .other("optional")
+            case 4:
+                try reader.skip(key)
+                type = .other("sequence")
+            case 5:
+                try reader.skip(key)
+                type = .other("map")
+            case 8:
+                try reader.skip(key)
+                type = .other("sparse tensor")
+            case 9:
+                try reader.skip(key)
+                type = .other("optional")
             default: try reader.skip(key)
             }
         }

@@ -128,7 +128,8 @@ struct ONNXFunctionProto: Sendable {
 struct ONNXAttribute: Sendable {
     /// `AttributeProto.AttributeType`.
     enum Kind: Int64, Sendable {
-        case undefined = 0, float, int, string, tensor, graph, floats, ints, strings, tensors, graphs
+        case undefined = 0
+        case float, int, string, tensor, graph, floats, ints, strings, tensors, graphs
         case sparseTensor, sparseTensors, typeProto, typeProtos
     }
 

@@ -20,7 +20,9 @@ final class ONNXDataSource: @unchecked Sendable {
     }
 
     /// The bytes of a tensor's data, and the mapping that owns them.
-    func bytes(of tensor: ONNXTensorProto, expected byteCount: Int) throws(FileFormatError) -> (UnsafeRawBufferPointer, MappedFile) {
+    func bytes(of tensor: ONNXTensorProto, expected byteCount: Int) throws(FileFormatError) -> (
+        UnsafeRawBufferPointer, MappedFile
+    ) {
         if tensor.isExternal { return try externalBytes(of: tensor, expected: byteCount) }
         guard let range = tensor.rawData else { return (UnsafeRawBufferPointer(start: nil, count: 0), file) }
         guard range.lowerBound >= 0, range.upperBound <= file.bytes.count else {
@@ -60,10 +62,13 @@ final class ONNXDataSource: @unchecked Sendable {
         }
         let length = try number("length") ?? (mapped.byteCount - Swift.min(offset, mapped.byteCount))
         guard length == byteCount else {
-            throw self.error(tensor, .invalidOffsets, "external data holds \(length) bytes, its shape and type need \(byteCount)")
+            throw self.error(
+                tensor, .invalidOffsets, "external data holds \(length) bytes, its shape and type need \(byteCount)")
         }
         guard offset <= mapped.byteCount, length <= mapped.byteCount - offset else {
-            throw self.error(tensor, .truncated, "external data \(offset)..<\(offset + length) runs past the \(mapped.byteCount) bytes of '\(location)'")
+            throw self.error(
+                tensor, .truncated,
+                "external data \(offset)..<\(offset + length) runs past the \(mapped.byteCount) bytes of '\(location)'")
         }
         return (UnsafeRawBufferPointer(rebasing: mapped.bytes[offset..<(offset + length)]), mapped)
     }
@@ -100,7 +105,9 @@ extension ONNXTensorProto {
         var count = 1
         var shape: [Int] = []
         for dim in dims {
-            guard let size = Int(exactly: dim) else { throw invalid(source, .invalidShape, "dimension \(dim) is too large") }
+            guard let size = Int(exactly: dim) else {
+                throw invalid(source, .invalidShape, "dimension \(dim) is too large")
+            }
             let (product, overflow) = count.multipliedReportingOverflow(by: size)
             guard !overflow else { throw invalid(source, .invalidShape, "shape \(dims) has too many elements") }
             count = product
@@ -109,8 +116,10 @@ extension ONNXTensorProto {
         return (shape, count)
     }
 
-    private func invalid(_ source: ONNXDataSource?, _ kind: FileFormatError.Kind, _ message: String) -> FileFormatError {
-        source?.error(self, kind, message) ?? FileFormatError(kind, format: "onnx", message: "tensor '\(name)': \(message)")
+    private func invalid(_ source: ONNXDataSource?, _ kind: FileFormatError.Kind, _ message: String) -> FileFormatError
+    {
+        source?.error(self, kind, message)
+            ?? FileFormatError(kind, format: "onnx", message: "tensor '\(name)': \(message)")
     }
 
     /// The tensor as an importer value: small ones (and every type the engine computes in a
@@ -125,7 +134,8 @@ extension ONNXTensorProto {
         if direct && count > ONNXConstant.hostElementLimit && dataType != .bool {
             let (bytes, owner) = try source.bytes(of: self, expected: try byteCount(count, width, source))
             do {
-                let tensor = try Tensor.constant(bytes: bytes, shape: shape, type: engineType, owner: owner, op: "onnx initializer")
+                let tensor = try Tensor.constant(
+                    bytes: bytes, shape: shape, type: engineType, owner: owner, op: "onnx initializer")
                 return .tensor(tensor, dataType)
             } catch {
                 throw invalid(source, .invalidValue, error.message)
@@ -154,32 +164,64 @@ extension ONNXTensorProto {
             let expected = try byteCount(count, width, source)
             let (bytes, _) = try source.bytes(of: self, expected: expected)
             guard bytes.count == expected else {
-                throw invalid(source, .invalidOffsets, "raw_data holds \(bytes.count) bytes, shape \(dims) of \(dataType) needs \(expected)")
+                throw invalid(
+                    source, .invalidOffsets,
+                    "raw_data holds \(bytes.count) bytes, shape \(dims) of \(dataType) needs \(expected)")
             }
             return ONNXConstant(dataType: dataType, shape: shape, values: try decodeRaw(bytes, count: count, source))
         }
         return ONNXConstant(dataType: dataType, shape: shape, values: try decodeTyped(count: count, source))
     }
 
-    private func decodeRaw(_ bytes: UnsafeRawBufferPointer, count: Int, _ source: ONNXDataSource?) throws(FileFormatError) -> ONNXConstant.Values {
+    private func decodeRaw(_ bytes: UnsafeRawBufferPointer, count: Int, _ source: ONNXDataSource?)
+        throws(FileFormatError) -> ONNXConstant.Values
+    {
         func load<T: FixedWidthInteger>(_: T.Type) -> [Int64] {
-            (0..<count).map { Int64(T(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self))) }
+            (0..<count).map {
+                Int64(T(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self)))
+            }
         }
         switch dataType.rawValue {
         case 1:
-            return .reals((0..<count).map { Double(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))) })
+            return .reals(
+                (0..<count).map {
+                    Double(
+                        Float(
+                            bitPattern: UInt32(
+                                littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))))
+                })
         case 10:
-            return .reals((0..<count).map { Double(Float(Float16(bitPattern: UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))))) })
+            return .reals(
+                (0..<count).map {
+                    Double(
+                        Float(
+                            Float16(
+                                bitPattern: UInt16(
+                                    littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self)))))
+                })
         case 16:
-            return .reals((0..<count).map { Double(Float(bitPattern: UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) << 16)) })
+            return .reals(
+                (0..<count).map {
+                    Double(
+                        Float(
+                            bitPattern: UInt32(
+                                UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self)))
+                                << 16))
+                })
         case 11:
-            return .reals((0..<count).map { Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))) })
+            return .reals(
+                (0..<count).map {
+                    Double(
+                        bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)))
+                })
         case 9:
             var values: [Bool] = []
             values.reserveCapacity(count)
             for index in 0..<count {
                 let byte = bytes[index]
-                guard byte <= 1 else { throw invalid(source, .invalidValue, "boolean byte \(byte) at element \(index)") }
+                guard byte <= 1 else {
+                    throw invalid(source, .invalidValue, "boolean byte \(byte) at element \(index)")
+                }
                 values.append(byte == 1)
             }
             return .booleans(values)
@@ -190,7 +232,12 @@ extension ONNXTensorProto {
         case 6: return .integers(load(Int32.self))
         case 7: return .integers(load(Int64.self))
         case 12: return .integers(load(UInt32.self))
-        case 13: return .integers((0..<count).map { Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))) })
+        case 13:
+            return .integers(
+                (0..<count).map {
+                    Int64(
+                        bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)))
+                })
         default: throw invalid(source, .unsupportedDType, "the engine cannot hold \(dataType) tensors")
         }
     }
@@ -198,7 +245,8 @@ extension ONNXTensorProto {
     private func decodeTyped(count: Int, _ source: ONNXDataSource?) throws(FileFormatError) -> ONNXConstant.Values {
         func checked<T>(_ values: [T], _ field: String) throws(FileFormatError) -> [T] {
             guard values.count == count else {
-                throw invalid(source, .invalidShape, "\(field) holds \(values.count) values, shape \(dims) needs \(count)")
+                throw invalid(
+                    source, .invalidShape, "\(field) holds \(values.count) values, shape \(dims) needs \(count)")
             }
             return values
         }
@@ -206,9 +254,15 @@ extension ONNXTensorProto {
         case 1: return .reals(try checked(floatData, "float_data").map(Double.init))
         case 11: return .reals(try checked(doubleData, "double_data"))
         case 10:
-            return .reals(try checked(int32Data, "int32_data").map { Double(Float(Float16(bitPattern: UInt16(truncatingIfNeeded: $0)))) })
+            return .reals(
+                try checked(int32Data, "int32_data").map {
+                    Double(Float(Float16(bitPattern: UInt16(truncatingIfNeeded: $0))))
+                })
         case 16:
-            return .reals(try checked(int32Data, "int32_data").map { Double(Float(bitPattern: UInt32(UInt16(truncatingIfNeeded: $0)) << 16)) })
+            return .reals(
+                try checked(int32Data, "int32_data").map {
+                    Double(Float(bitPattern: UInt32(UInt16(truncatingIfNeeded: $0)) << 16))
+                })
         case 9: return .booleans(try checked(int32Data, "int32_data").map { $0 != 0 })
         case 2, 3, 4, 5, 6: return .integers(try checked(int32Data, "int32_data").map { dataType.wrap(Int64($0)) })
         case 7: return .integers(try checked(int64Data, "int64_data"))

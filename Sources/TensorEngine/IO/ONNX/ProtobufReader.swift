@@ -88,7 +88,9 @@ struct ProtobufReader {
             guard position < bytes.count else { throw self.error(.truncated, "\(field): the varint runs past the end") }
             let byte = bytes[position]
             position += 1
-            guard shift < 64, shift < 63 || byte <= 1 else { throw self.error(field: field, "the varint is longer than 64 bits") }
+            guard shift < 64, shift < 63 || byte <= 1 else {
+                throw self.error(field: field, "the varint is longer than 64 bits")
+            }
             result |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return result }
             shift += 7
@@ -98,7 +100,9 @@ struct ProtobufReader {
     /// Reads `count` bytes and returns them (they stay in the file's memory).
     private mutating func take(_ count: Int, field: String) throws(FileFormatError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= bytes.count - position else {
-            throw self.error(.truncated, "\(field): \(count) bytes announced at byte \(fileOffset + position), \(bytes.count - position) left")
+            throw self.error(
+                .truncated,
+                "\(field): \(count) bytes announced at byte \(fileOffset + position), \(bytes.count - position) left")
         }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
         position += count
@@ -121,7 +125,9 @@ struct ProtobufReader {
     /// A 32-bit integer field; values outside `Int32` are an error.
     mutating func int32(_ key: FieldKey, field: String) throws(FileFormatError) -> Int32 {
         let value = try int64(key, field: field)
-        guard let narrowed = Int32(exactly: value) else { throw self.error(field: field, "\(value) does not fit 32 bits") }
+        guard let narrowed = Int32(exactly: value) else {
+            throw self.error(field: field, "\(value) does not fit 32 bits")
+        }
         return narrowed
     }
 
@@ -142,7 +148,9 @@ struct ProtobufReader {
     }
 
     /// A length-delimited field's bytes, and where they start in the file.
-    mutating func lengthDelimited(_ key: FieldKey, field: String) throws(FileFormatError) -> (UnsafeRawBufferPointer, Int) {
+    mutating func lengthDelimited(_ key: FieldKey, field: String) throws(FileFormatError) -> (
+        UnsafeRawBufferPointer, Int
+    ) {
         try expect(key, .lengthDelimited, field: field)
         let length = try varint(field: field)
         guard length <= UInt64(Int.max) else { throw self.error(field: field, "length \(length) is too large") }
@@ -161,8 +169,11 @@ struct ProtobufReader {
         _ key: FieldKey, field: String, _ decode: (inout ProtobufReader) throws(FileFormatError) -> T
     ) throws(FileFormatError) -> T {
         let (raw, start) = try lengthDelimited(key, field: field)
-        guard depth < Self.maximumDepth else { throw self.error(field: field, "messages nest deeper than \(Self.maximumDepth)") }
-        var inner = ProtobufReader(bytes: raw, fileOffset: start, context: "\(context).\(field)", format: format, depth: depth + 1)
+        guard depth < Self.maximumDepth else {
+            throw self.error(field: field, "messages nest deeper than \(Self.maximumDepth)")
+        }
+        var inner = ProtobufReader(
+            bytes: raw, fileOffset: start, context: "\(context).\(field)", format: format, depth: depth + 1)
         return try decode(&inner)
     }
 
@@ -182,7 +193,9 @@ struct ProtobufReader {
         var wide: [Int64] = []
         try appendInt64s(key, field: field, to: &wide)
         for value in wide {
-            guard let narrowed = Int32(exactly: value) else { throw self.error(field: field, "\(value) does not fit 32 bits") }
+            guard let narrowed = Int32(exactly: value) else {
+                throw self.error(field: field, "\(value) does not fit 32 bits")
+            }
             values.append(narrowed)
         }
     }
@@ -201,7 +214,9 @@ struct ProtobufReader {
             return
         }
         let (raw, _) = try lengthDelimited(key, field: field)
-        guard raw.count % 4 == 0 else { throw self.error(field: field, "packed floats take \(raw.count) bytes, not a multiple of 4") }
+        guard raw.count % 4 == 0 else {
+            throw self.error(field: field, "packed floats take \(raw.count) bytes, not a multiple of 4")
+        }
         values.reserveCapacity(values.count + raw.count / 4)
         for index in 0..<(raw.count / 4) {
             values.append(Float(bitPattern: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self).littleEndian))
@@ -215,10 +230,13 @@ struct ProtobufReader {
             return
         }
         let (raw, _) = try lengthDelimited(key, field: field)
-        guard raw.count % 8 == 0 else { throw self.error(field: field, "packed doubles take \(raw.count) bytes, not a multiple of 8") }
+        guard raw.count % 8 == 0 else {
+            throw self.error(field: field, "packed doubles take \(raw.count) bytes, not a multiple of 8")
+        }
         values.reserveCapacity(values.count + raw.count / 8)
         for index in 0..<(raw.count / 8) {
-            values.append(Double(bitPattern: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self).littleEndian))
+            values.append(
+                Double(bitPattern: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self).littleEndian))
         }
     }
 
@@ -230,7 +248,8 @@ struct ProtobufReader {
         case .fixed64: _ = try take(8, field: field)
         case .fixed32: _ = try take(4, field: field)
         case .lengthDelimited: _ = try lengthDelimited(key, field: field)
-        case .startGroup, .endGroup: throw self.error(field: field, "uses the deprecated group encoding, which ONNX never writes")
+        case .startGroup, .endGroup:
+            throw self.error(field: field, "uses the deprecated group encoding, which ONNX never writes")
         }
     }
 }

@@ -56,11 +56,15 @@ public struct ModelComputePlan: Sendable {
             let steps = positions.map { enginePlan.operations[$0] }
             var secondsByBackend: [BackendID: Double] = [:]
             for step in steps {
-                secondsByBackend[step.deviceUsage.preferred, default: 0] += step.estimatedCost.seconds + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
+                secondsByBackend[step.deviceUsage.preferred, default: 0] +=
+                    step.estimatedCost.seconds + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
             }
-            let preferred = secondsByBackend.max { $0.value < $1.value || ($0.value == $1.value && $0.key.name > $1.key.name) }?.key
+            let preferred =
+                secondsByBackend.max { $0.value < $1.value || ($0.value == $1.value && $0.key.name > $1.key.name) }?.key
                 ?? steps[0].deviceUsage.preferred
-            let supported = steps.dropFirst().reduce(Set(steps[0].deviceUsage.supported)) { $0.intersection($1.deviceUsage.supported) }
+            let supported = steps.dropFirst().reduce(Set(steps[0].deviceUsage.supported)) {
+                $0.intersection($1.deviceUsage.supported)
+            }
             let usage = ComputePlan.DeviceUsage(preferred: preferred, supported: supported.sorted { $0.name < $1.name })
             let cost = ComputePlan.EstimatedCost(
                 seconds: secondsByBackend.values.reduce(0, +), weight: steps.reduce(0) { $0 + $1.estimatedCost.weight })
@@ -123,7 +127,8 @@ public struct ModelComputePlan: Sendable {
             ]
             if let usage = operation.deviceUsage {
                 fields.append("\"preferredDevice\": \(escape(usage.preferred.name))")
-                fields.append("\"supportedDevices\": [\(usage.supported.map { escape($0.name) }.joined(separator: ", "))]")
+                fields.append(
+                    "\"supportedDevices\": [\(usage.supported.map { escape($0.name) }.joined(separator: ", "))]")
             }
             if let cost = operation.estimatedCost {
                 fields.append("\"estimatedSeconds\": \(cost.seconds)")
@@ -134,24 +139,30 @@ public struct ModelComputePlan: Sendable {
         return "{\n  \"policy\": \(escape(enginePlan.policy.description)),\n"
             + "  \"estimatedSeconds\": \(enginePlan.totalEstimatedSeconds),\n"
             + "  \"operations\": [\n" + entries.joined(separator: ",\n") + "\n  ],\n"
-            + "  \"enginePlan\": " + enginePlan.json().split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+            + "  \"enginePlan\": "
+            + enginePlan.json().split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
             + "\n}\n"
     }
 
     /// The model's nodes as a Graphviz graph, each labelled with its op type, device and share.
     public func dot() -> String {
         var producer: [String: Int] = [:]
-        for (index, operation) in operations.enumerated() { for output in operation.outputs { producer[output] = index } }
+        for (index, operation) in operations.enumerated() {
+            for output in operation.outputs { producer[output] = index }
+        }
         var lines = ["digraph model {", "  rankdir=TB;", "  node [shape=box, fontname=\"Helvetica\"];"]
         for (index, operation) in operations.enumerated() {
             let device = operation.deviceUsage?.preferred.name ?? (operation.isFoldedOnHost ? "host" : "fused")
             let share = operation.estimatedCost.map { String(format: " %.1f%%", $0.weight * 100) } ?? ""
-            let label = "\(operation.opType)\\n\(operation.name.replacingOccurrences(of: "\"", with: "'"))\\n\(device)\(share)"
+            let label =
+                "\(operation.opType)\\n\(operation.name.replacingOccurrences(of: "\"", with: "'"))\\n\(device)\(share)"
             let style = operation.isFoldedOnHost ? ", style=dashed" : ""
             lines.append("  n\(index) [label=\"\(label)\"\(style)];")
         }
         for index in operations.indices {
-            for input in inputs(of: index) { if let source = producer[input] { lines.append("  n\(source) -> n\(index);") } }
+            for input in inputs(of: index) {
+                if let source = producer[input] { lines.append("  n\(source) -> n\(index);") }
+            }
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"

@@ -24,7 +24,8 @@ struct ONNXFunctionInliner {
         return try expand(nodes, depth: 0, counter: &counter)
     }
 
-    private func expand(_ nodes: [ONNXNodeProto], depth: Int, counter: inout Int) throws(ModelError) -> [ONNXNodeProto] {
+    private func expand(_ nodes: [ONNXNodeProto], depth: Int, counter: inout Int) throws(ModelError) -> [ONNXNodeProto]
+    {
         var result: [ONNXNodeProto] = []
         for node in nodes {
             guard let function = functions[Self.key(node.domain, node.opType)] else {
@@ -32,19 +33,28 @@ struct ONNXFunctionInliner {
                 continue
             }
             guard depth < Self.maximumDepth else {
-                throw ModelError(.invalidModel, "local function '\(function.name)' calls itself (or nests deeper than \(Self.maximumDepth))")
+                throw ModelError(
+                    .invalidModel,
+                    "local function '\(function.name)' calls itself (or nests deeper than \(Self.maximumDepth))")
             }
             counter += 1
-            let body = try instantiate(function, call: node, prefix: "\(node.name.isEmpty ? function.name : node.name)#\(counter)/")
+            let body = try instantiate(
+                function, call: node, prefix: "\(node.name.isEmpty ? function.name : node.name)#\(counter)/")
             result.append(contentsOf: try expand(body, depth: depth + 1, counter: &counter))
         }
         return result
     }
 
-    private func instantiate(_ function: ONNXFunctionProto, call: ONNXNodeProto, prefix: String) throws(ModelError) -> [ONNXNodeProto] {
+    private func instantiate(_ function: ONNXFunctionProto, call: ONNXNodeProto, prefix: String) throws(ModelError)
+        -> [ONNXNodeProto]
+    {
         var names: [String: String] = [:]
-        for (index, formal) in function.inputs.enumerated() { names[formal] = index < call.inputs.count ? call.inputs[index] : "" }
-        for (index, formal) in function.outputs.enumerated() { names[formal] = index < call.outputs.count ? call.outputs[index] : "" }
+        for (index, formal) in function.inputs.enumerated() {
+            names[formal] = index < call.inputs.count ? call.inputs[index] : ""
+        }
+        for (index, formal) in function.outputs.enumerated() {
+            names[formal] = index < call.outputs.count ? call.outputs[index] : ""
+        }
         var bound: [String: ONNXAttribute] = [:]
         for attribute in function.attributeDefaults { bound[attribute.name] = attribute }
         for attribute in call.attributes { bound[attribute.name] = attribute }

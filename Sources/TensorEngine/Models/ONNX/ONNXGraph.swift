@@ -56,10 +56,12 @@ final class ONNXGraph: Sendable {
         inputs = graph.inputs.filter { initializers[$0.name] == nil }
         for value in inputs + graph.outputs {
             if case .other(let kind) = value.type {
-                throw ModelError(.unsupportedType, "graph value '\(value.name)' has the \(kind) type, which the engine cannot hold")
+                throw ModelError(
+                    .unsupportedType, "graph value '\(value.name)' has the \(kind) type, which the engine cannot hold")
             }
             if case .tensor(let type, _) = value.type, type.engineType == nil {
-                throw ModelError(.unsupportedType, "graph value '\(value.name)' holds \(type), which the engine cannot hold")
+                throw ModelError(
+                    .unsupportedType, "graph value '\(value.name)' holds \(type), which the engine cannot hold")
             }
         }
         outputs = graph.outputs
@@ -89,7 +91,9 @@ final class ONNXGraph: Sendable {
         for (index, node) in nodes.enumerated() {
             for input in node.inputs where !input.isEmpty && !available.contains(input) {
                 guard let source = producer[input] else {
-                    throw ModelError(.invalidModel, "input '\(input)' is not defined by any node, input or initializer", node: label(node, index))
+                    throw ModelError(
+                        .invalidModel, "input '\(input)' is not defined by any node, input or initializer",
+                        node: label(node, index))
                 }
                 waiting[index] += 1
                 dependents[source].append(index)
@@ -120,17 +124,21 @@ final class ONNXGraph: Sendable {
         var unsupported: [ModelError.UnsupportedNode] = []
         for node in nodes {
             let domain = node.domain == "ai.onnx" ? "" : node.domain
-            let version = opsets[domain] ?? functionOpsets.first { $0.domain == domain }.map { Int(clamping: $0.version) } ?? 0
+            let version =
+                opsets[domain] ?? functionOpsets.first { $0.domain == domain }.map { Int(clamping: $0.version) } ?? 0
             let opType = domain.isEmpty ? node.opType : "\(domain).\(node.opType)"
             guard let known = ONNXOperators.lookup(domain: domain, opType: node.opType) else {
-                let reason = opsets[domain] == nil && !domain.isEmpty ? "domain '\(domain)' is not imported or not implemented" : "not implemented"
+                let reason =
+                    opsets[domain] == nil && !domain.isEmpty
+                    ? "domain '\(domain)' is not imported or not implemented" : "not implemented"
                 unsupported.append(.init(name: node.name, opType: opType, opsetVersion: version, reason: reason))
                 continue
             }
             if version < known.sinceVersion {
                 unsupported.append(
-                    .init(name: node.name, opType: opType, opsetVersion: version,
-                          reason: "implemented from opset \(known.sinceVersion)"))
+                    .init(
+                        name: node.name, opType: opType, opsetVersion: version,
+                        reason: "implemented from opset \(known.sinceVersion)"))
             }
         }
         guard unsupported.isEmpty else {
@@ -164,15 +172,19 @@ final class ONNXGraph: Sendable {
                     continue
                 }
                 guard let value = values[name] else {
-                    throw ModelError(.invalidModel, "input '\(name)' is an output no earlier node produced", node: Self.label(node, index))
+                    throw ModelError(
+                        .invalidModel, "input '\(name)' is an output no earlier node produced",
+                        node: Self.label(node, index))
                 }
                 operands.append(value)
             }
             let domain = node.domain == "ai.onnx" ? "" : node.domain
             guard let known = ONNXOperators.lookup(domain: domain, opType: node.opType) else {
-                throw ModelError(.unsupportedOperators, "\(node.opType) is not implemented", node: Self.label(node, index))
+                throw ModelError(
+                    .unsupportedOperators, "\(node.opType) is not implemented", node: Self.label(node, index))
             }
-            let context = ONNXNodeContext(node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source, state: state)
+            let context = ONNXNodeContext(
+                node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source, state: state)
             let results = try known.lower(context)
             for (name, result) in zip(node.outputs, results) where !name.isEmpty { values[name] = result }
             if let trace {

@@ -39,14 +39,16 @@ enum ONNXHost {
     }
 
     static func binary(_ a: ONNXConstant, _ b: ONNXConstant, _ function: Binary) -> ONNXConstant? {
-        guard let shape = Op.broadcastShape(a.shape, b.shape), shape.reduce(1, *) <= ONNXConstant.hostElementLimit else {
+        guard let shape = Op.broadcastShape(a.shape, b.shape), shape.reduce(1, *) <= ONNXConstant.hostElementLimit
+        else {
             return nil
         }
         let left = broadcastMap(from: a.shape, to: shape)
         let right = broadcastMap(from: b.shape, to: shape)
         if let logical = function.logical {
             let (x, y) = (a.booleans, b.booleans)
-            return ONNXConstant(dataType: .bool, shape: shape, values: .booleans(zip(left, right).map { logical(x[$0], y[$1]) }))
+            return ONNXConstant(
+                dataType: .bool, shape: shape, values: .booleans(zip(left, right).map { logical(x[$0], y[$1]) }))
         }
         if let compare = function.compare {
             if a.dataType.isInteger && b.dataType.isInteger {
@@ -59,7 +61,8 @@ enum ONNXHost {
                 return ONNXConstant(dataType: .bool, shape: shape, values: .booleans(values))
             }
             let (x, y) = (a.reals, b.reals)
-            return ONNXConstant(dataType: .bool, shape: shape, values: .booleans(zip(left, right).map { compare(x[$0], y[$1]) }))
+            return ONNXConstant(
+                dataType: .bool, shape: shape, values: .booleans(zip(left, right).map { compare(x[$0], y[$1]) }))
         }
         if a.dataType.isInteger, b.dataType.isInteger, let integer = function.integer {
             let (x, y) = (a.integers, b.integers)
@@ -68,7 +71,8 @@ enum ONNXHost {
         }
         guard a.dataType.isFloatingPoint, let real = function.real else { return nil }
         let (x, y) = (a.reals, b.reals)
-        let result = ONNXConstant(dataType: a.dataType, shape: shape, values: .reals(zip(left, right).map { real(x[$0], y[$1]) }))
+        let result = ONNXConstant(
+            dataType: a.dataType, shape: shape, values: .reals(zip(left, right).map { real(x[$0], y[$1]) }))
         return result.cast(to: a.dataType)
     }
 
@@ -108,7 +112,9 @@ enum ONNXHost {
         let outStrides = strides(outShape)
         return (0..<outShape.reduce(1, *)).map { flat in
             var index = 0
-            for axis in outShape.indices { index += (flat / outStrides[axis]) % outShape[axis] * sourceStrides[permutation[axis]] }
+            for axis in outShape.indices {
+                index += (flat / outStrides[axis]) % outShape[axis] * sourceStrides[permutation[axis]]
+            }
             return index
         }
     }

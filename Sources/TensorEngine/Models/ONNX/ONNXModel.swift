@@ -128,7 +128,9 @@ public final class ONNXModel: Model {
             if shape == nil, let declared = constraint.shape {
                 shape = declared.compactMap { if case .fixed(let size) = $0 { size } else { nil } }
                 guard shape?.count == declared.count else {
-                    throw ModelError(.invalidInput, "input '\(description.name)' (\(description)) needs a shape: its sizes are not fixed")
+                    throw ModelError(
+                        .invalidInput,
+                        "input '\(description.name)' (\(description)) needs a shape: its sizes are not fixed")
                 }
             }
             guard let shape else { throw ModelError(.invalidInput, "input '\(description.name)' needs a shape") }
@@ -141,7 +143,8 @@ public final class ONNXModel: Model {
     ///
     /// The first prediction at given input shapes (and policy) builds the graph, plans it and keeps
     /// the plan; later ones at the same shapes run that plan on the new data directly.
-    public func prediction(from inputs: [String: Tensor], policy: ComputePolicy? = nil) async throws -> [String: Tensor] {
+    public func prediction(from inputs: [String: Tensor], policy: ComputePolicy? = nil) async throws -> [String: Tensor]
+    {
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
         // Inputs that are themselves pending graphs run first, so that each is a source of the plan.
@@ -159,7 +162,8 @@ public final class ONNXModel: Model {
         for (node, value) in zip(targets, results) { node.store(value) }
         if !state.readInputData {
             let constants = outputs.filter { !names.contains($0.key) }
-            let prepared = ONNXPreparedPrediction(plan: plan, inputs: inputs, targetNames: names, constantOutputs: constants)
+            let prepared = ONNXPreparedPrediction(
+                plan: plan, inputs: inputs, targetNames: names, constantOutputs: constants)
             preparedPredictions.withLock { cache in
                 if cache.count >= Self.preparedLimit { cache.removeAll() }
                 cache[key] = prepared
@@ -207,14 +211,20 @@ public final class ONNXModel: Model {
             guard let given = inputs[info.name] else {
                 throw ModelError(.invalidInput, "input '\(info.name)' (\(description)) is not given")
             }
-            if let failure = given.error { throw ModelError(.invalidInput, "input '\(info.name)' carries an error: \(failure)") }
-            guard case .tensor(let type, _) = info.type, let constraint = description.multiArrayConstraint else {
-                throw ModelError(.unsupportedType, "input '\(info.name)' is of a type the engine cannot take (\(description))")
+            if let failure = given.error {
+                throw ModelError(.invalidInput, "input '\(info.name)' carries an error: \(failure)")
             }
-            let mismatch = "input '\(info.name)' expects \(description.multiArrayConstraint?.description ?? ""), given \(given.dtype) \(describe(given.shape))"
+            guard case .tensor(let type, _) = info.type, let constraint = description.multiArrayConstraint else {
+                throw ModelError(
+                    .unsupportedType, "input '\(info.name)' is of a type the engine cannot take (\(description))")
+            }
+            let mismatch =
+                "input '\(info.name)' expects \(description.multiArrayConstraint?.description ?? ""), given \(given.dtype) \(describe(given.shape))"
             var tensor = given
             if given.dtype != constraint.dataType {
-                guard given.dtype == .float16, constraint.dataType == .float32 else { throw ModelError(.invalidInput, mismatch) }
+                guard given.dtype == .float16, constraint.dataType == .float32 else {
+                    throw ModelError(.invalidInput, mismatch)
+                }
                 tensor = given.converted(to: .float32)
             }
             if let shape = constraint.shape {

@@ -55,7 +55,9 @@ struct ONNXNodeContext {
     func ints(_ name: String) throws(ModelError) -> [Int]? {
         guard let values = try attribute(name, .ints)?.ints else { return nil }
         return try values.map { value throws(ModelError) in
-            guard let exact = Int(exactly: value) else { throw self.error("attribute '\(name)' holds \(value), too large") }
+            guard let exact = Int(exactly: value) else {
+                throw self.error("attribute '\(name)' holds \(value), too large")
+            }
             return exact
         }
     }

@@ -50,7 +50,9 @@ extension ONNXOperators {
             let x = try node.tensor(0)
             var slope = try node.tensor(1)
             // Older exports give one slope per channel as a vector: it applies along axis 1.
-            if Op.broadcastShape(x.shape, slope.shape) == nil, slope.rank == 1, x.rank >= 2, slope.shape[0] == x.shape[1] {
+            if Op.broadcastShape(x.shape, slope.shape) == nil, slope.rank == 1, x.rank >= 2,
+                slope.shape[0] == x.shape[1]
+            {
                 slope = slope.reshaped(to: [x.shape[1]] + [Int](repeating: 1, count: x.rank - 2))
             }
             let result = x.replacing(with: Tensor.binary(.multiply, x, slope, at: nil), where: x .< 0)

@@ -7,7 +7,7 @@ import Foundation
 /// Composed from matmul, softmax and elementwise ops, so every backend runs it.
 extension ONNXOperators {
     static let attention: [String: ONNXOperator] = [
-        "Attention": ONNXOperator(since: 23, lower: scaledDotProductAttention),
+        "Attention": ONNXOperator(since: 23, lower: scaledDotProductAttention)
     ]
 
     /// `[batch, sequence, heads · head]` as `[batch, heads, sequence, head]`.
@@ -41,7 +41,8 @@ extension ONNXOperators {
             let repeats = queryHeads / keyHeads
             func interleave(_ t: Tensor) -> Tensor {
                 let (b, h, s, d) = (t.shape[0], t.shape[1], t.shape[2], t.shape[3])
-                return t.reshaped(to: [b, h, 1, s, d]).broadcastIfNeeded(to: [b, h, repeats, s, d], at: nil).reshaped(to: [b, h * repeats, s, d])
+                return t.reshaped(to: [b, h, 1, s, d]).broadcastIfNeeded(to: [b, h, repeats, s, d], at: nil).reshaped(
+                    to: [b, h * repeats, s, d])
             }
             (k, v) = (interleave(k), interleave(v))
         }
@@ -60,12 +61,15 @@ extension ONNXOperators {
             weights = weights.replacing(with: 0, where: blocked)
         }
         var y = weights.matmul(v)
-        if threeD { y = y.transposed(permutation: 0, 2, 1, 3).reshaped(to: [y.shape[0], y.shape[2], y.shape[1] * y.shape[3]]) }
-        let exposed: Tensor = switch try node.int("qk_matmul_output_mode", default: 0) {
-        case 2: biased
-        case 3: weights
-        default: scores
+        if threeD {
+            y = y.transposed(permutation: 0, 2, 1, 3).reshaped(to: [y.shape[0], y.shape[2], y.shape[1] * y.shape[3]])
         }
+        let exposed: Tensor =
+            switch try node.int("qk_matmul_output_mode", default: 0) {
+            case 2: biased
+            case 3: weights
+            default: scores
+            }
         return [
             try node.output(y, type), try node.output(presentKey, type), try node.output(presentValue, type),
             try node.output(exposed, type),
@@ -82,7 +86,8 @@ extension ONNXOperators {
         if node.hasInput(3) {
             var mask = try node.tensor(3)
             if mask.dtype == .bool {
-                let zero = Tensor.scalar(0, dtype), blocked = Tensor.scalar(-.infinity, dtype)
+                let zero = Tensor.scalar(0, dtype)
+                let blocked = Tensor.scalar(-.infinity, dtype)
                 mask = blocked.broadcastIfNeeded(to: mask.shape, at: nil).replacing(with: zero, where: mask)
             }
             if let last = mask.shape.last, last < keys {
@@ -95,7 +100,9 @@ extension ONNXOperators {
         if try node.int("is_causal", default: 0) != 0 {
             var values: [Float] = []
             values.reserveCapacity(queries * keys)
-            for query in 0..<queries { for key in 0..<keys { values.append(key <= query + pastLength ? 0 : -.infinity) } }
+            for query in 0..<queries {
+                for key in 0..<keys { values.append(key <= query + pastLength ? 0 : -.infinity) }
+            }
             let causal = Tensor.constant(values, shape: [queries, keys], op: "Attention", at: nil).converted(to: dtype)
             bias = bias.map { Tensor.binary(.add, $0, causal, at: nil) } ?? causal
         }

@@ -8,14 +8,15 @@ extension ONNXOperators {
         "Add": binary(.add, .init(integer: { $0 &+ $1 }, real: +)),
         "Sub": binary(.subtract, .init(integer: { $0 &- $1 }, real: -)),
         "Mul": binary(.multiply, .init(integer: { $0 &* $1 }, real: *)),
-        "Div": binary(.divide, .init(integer: { $1 == 0 ? 0 : $0.dividedReportingOverflow(by: $1).partialValue }, real: /)),
+        "Div": binary(
+            .divide, .init(integer: { $1 == 0 ? 0 : $0.dividedReportingOverflow(by: $1).partialValue }, real: /)),
         "Pow": ONNXOperator(lower: pow),
         "Mod": ONNXOperator(lower: mod),
-        "Equal": comparison(.equal, ==),
-        "Less": comparison(.less, <),
-        "LessOrEqual": comparison(.lessEqual, <=),
-        "Greater": comparison(.greater, >),
-        "GreaterOrEqual": comparison(.greaterEqual, >=),
+        "Equal": comparison(.equal) { $0 == $1 },
+        "Less": comparison(.less) { $0 < $1 },
+        "LessOrEqual": comparison(.lessEqual) { $0 <= $1 },
+        "Greater": comparison(.greater) { $0 > $1 },
+        "GreaterOrEqual": comparison(.greaterEqual) { $0 >= $1 },
         "And": logical(.logicalAnd) { $0 && $1 },
         "Or": logical(.logicalOr) { $0 || $1 },
         "Xor": logical(.logicalXor) { $0 != $1 },
@@ -38,8 +39,10 @@ extension ONNXOperators {
         "Asin": unary(.asin), "Acos": unary(.acos), "Atan": unary(.atan),
         "Sinh": unary(.sinh), "Cosh": unary(.cosh),
         "Asinh": unary(.asinh), "Acosh": unary(.acosh), "Atanh": unary(.atanh),
-        "Max": variadic(.maximum, .init(integer: { Swift.max($0, $1) }, real: { $0.isNaN || $1.isNaN ? .nan : Swift.max($0, $1) })),
-        "Min": variadic(.minimum, .init(integer: { Swift.min($0, $1) }, real: { $0.isNaN || $1.isNaN ? .nan : Swift.min($0, $1) })),
+        "Max": variadic(
+            .maximum, .init(integer: { Swift.max($0, $1) }, real: { $0.isNaN || $1.isNaN ? .nan : Swift.max($0, $1) })),
+        "Min": variadic(
+            .minimum, .init(integer: { Swift.min($0, $1) }, real: { $0.isNaN || $1.isNaN ? .nan : Swift.min($0, $1) })),
         "Sum": variadic(.add, .init(integer: { $0 &+ $1 }, real: +)),
         "Mean": ONNXOperator(lower: mean),
         "Where": ONNXOperator(lower: whereSelect),
@@ -82,7 +85,9 @@ extension ONNXOperators {
 
     static func comparison(_ kind: OpKind, _ compare: @escaping @Sendable (Double, Double) -> Bool) -> ONNXOperator {
         ONNXOperator { node throws(ModelError) in
-            if node.allConstant, let folded = ONNXHost.binary(try node.constant(0), try node.constant(1), .init(compare: compare)) {
+            if node.allConstant,
+                let folded = ONNXHost.binary(try node.constant(0), try node.constant(1), .init(compare: compare))
+            {
                 return [.constant(folded)]
             }
             return [try node.output(Tensor.binary(kind, try node.tensor(0), try node.tensor(1), at: nil), .bool)]
@@ -91,7 +96,9 @@ extension ONNXOperators {
 
     static func logical(_ kind: OpKind, _ logic: @escaping @Sendable (Bool, Bool) -> Bool) -> ONNXOperator {
         ONNXOperator { node throws(ModelError) in
-            if node.allConstant, let folded = ONNXHost.binary(try node.constant(0), try node.constant(1), .init(logical: logic)) {
+            if node.allConstant,
+                let folded = ONNXHost.binary(try node.constant(0), try node.constant(1), .init(logical: logic))
+            {
                 return [.constant(folded)]
             }
             return [try node.output(Tensor.binary(kind, try node.tensor(0), try node.tensor(1), at: nil), .bool)]
@@ -105,7 +112,9 @@ extension ONNXOperators {
             if node.allConstant {
                 var folded: ONNXConstant? = try node.constant(0)
                 for index in 1..<node.inputCount {
-                    folded = try folded.flatMap { partial throws(ModelError) in ONNXHost.binary(partial, try node.constant(index), host) }
+                    folded = try folded.flatMap { partial throws(ModelError) in
+                        ONNXHost.binary(partial, try node.constant(index), host)
+                    }
                 }
                 if let folded { return [.constant(folded)] }
             }
@@ -128,7 +137,8 @@ extension ONNXOperators {
         let exponent = try node.tensor(1)
         let type = try node.type(0)
         if base.dtype.isFloatingPoint {
-            let result = Tensor.binary(.pow, base, exponent.dtype == base.dtype ? exponent : exponent.converted(to: base.dtype), at: nil)
+            let result = Tensor.binary(
+                .pow, base, exponent.dtype == base.dtype ? exponent : exponent.converted(to: base.dtype), at: nil)
             return [try node.output(result, type)]
         }
         let result = Tensor.binary(.pow, base.converted(to: .float32), exponent.converted(to: .float32), at: nil)
@@ -145,8 +155,10 @@ extension ONNXOperators {
             throw node.error("fmod = 0 is defined for integers only; floating-point Mod needs fmod = 1")
         }
         let zero = Tensor.scalar(0, x.dtype)
-        let signsDiffer = Tensor.binary(.notEqual, Tensor.binary(.less, truncated, zero, at: nil), Tensor.binary(.less, y, zero, at: nil), at: nil)
-        let adjust = Tensor.binary(.logicalAnd, Tensor.binary(.notEqual, truncated, zero, at: nil), signsDiffer, at: nil)
+        let signsDiffer = Tensor.binary(
+            .notEqual, Tensor.binary(.less, truncated, zero, at: nil), Tensor.binary(.less, y, zero, at: nil), at: nil)
+        let adjust = Tensor.binary(
+            .logicalAnd, Tensor.binary(.notEqual, truncated, zero, at: nil), signsDiffer, at: nil)
         let result = truncated.replacing(with: Tensor.binary(.add, truncated, y, at: nil), where: adjust)
         return [try node.output(result, try node.type(0))]
     }
@@ -162,9 +174,11 @@ extension ONNXOperators {
                 let others = ONNXHost.pick(y, ONNXHost.broadcastMap(from: y.shape, to: shape), shape: shape)
                 let values: ONNXConstant.Values
                 switch (picks.values, others.values) {
-                case (.integers(let a), .integers(let b)): values = .integers(zip(mask, zip(a, b)).map { $0 ? $1.0 : $1.1 })
+                case (.integers(let a), .integers(let b)):
+                    values = .integers(zip(mask, zip(a, b)).map { $0 ? $1.0 : $1.1 })
                 case (.reals(let a), .reals(let b)): values = .reals(zip(mask, zip(a, b)).map { $0 ? $1.0 : $1.1 })
-                case (.booleans(let a), .booleans(let b)): values = .booleans(zip(mask, zip(a, b)).map { $0 ? $1.0 : $1.1 })
+                case (.booleans(let a), .booleans(let b)):
+                    values = .booleans(zip(mask, zip(a, b)).map { $0 ? $1.0 : $1.1 })
                 default: values = .reals(zip(mask, zip(picks.reals, others.reals)).map { $0 ? $1.0 : $1.1 })
                 }
                 return [.constant(ONNXConstant(dataType: x.dataType, shape: shape, values: values))]
@@ -214,18 +228,21 @@ extension ONNXOperators {
 
     /// Wraps `Int32` values to an 8- or 16-bit type's range.
     private static func wrapInteger(_ x: Tensor, to type: ONNXDataType) -> Tensor {
-        let (modulus, signed): (Int32, Bool) = switch type.rawValue {
-        case 2: (256, false)
-        case 3: (256, true)
-        case 4: (65536, false)
-        default: (65536, true)
-        }
+        let (modulus, signed): (Int32, Bool) =
+            switch type.rawValue {
+            case 2: (256, false)
+            case 3: (256, true)
+            case 4: (65536, false)
+            default: (65536, true)
+            }
         let m = Tensor.scalar(Double(modulus), .int32)
         var r = Tensor.binary(.remainder, x, m, at: nil)
-        r = r.replacing(with: Tensor.binary(.add, r, m, at: nil), where: Tensor.binary(.less, r, Tensor.scalar(0, .int32), at: nil))
+        r = r.replacing(
+            with: Tensor.binary(.add, r, m, at: nil), where: Tensor.binary(.less, r, Tensor.scalar(0, .int32), at: nil))
         guard signed else { return r }
         let half = Tensor.scalar(Double(modulus / 2), .int32)
-        return r.replacing(with: Tensor.binary(.subtract, r, m, at: nil), where: Tensor.binary(.greaterEqual, r, half, at: nil))
+        return r.replacing(
+            with: Tensor.binary(.subtract, r, m, at: nil), where: Tensor.binary(.greaterEqual, r, half, at: nil))
     }
 
     /// `Clip`: bounds as attributes before opset 11, as optional inputs from it.
@@ -250,9 +267,12 @@ extension ONNXOperators {
         let negative = try node.int("detect_negative", default: 1) != 0
         let infinity = Tensor.scalar(.infinity, x.dtype)
         let minusInfinity = Tensor.scalar(-.infinity, x.dtype)
-        var result = Tensor.scalar(0, .bool, shape: x.shape.allSatisfy { $0 == 1 } ? x.shape : []).broadcastIfNeeded(to: x.shape, at: nil)
+        var result = Tensor.scalar(0, .bool, shape: x.shape.allSatisfy { $0 == 1 } ? x.shape : []).broadcastIfNeeded(
+            to: x.shape, at: nil)
         if positive { result = Tensor.binary(.logicalOr, result, Tensor.binary(.equal, x, infinity, at: nil), at: nil) }
-        if negative { result = Tensor.binary(.logicalOr, result, Tensor.binary(.equal, x, minusInfinity, at: nil), at: nil) }
+        if negative {
+            result = Tensor.binary(.logicalOr, result, Tensor.binary(.equal, x, minusInfinity, at: nil), at: nil)
+        }
         return [try node.output(result, .bool)]
     }
 }

@@ -16,7 +16,8 @@ extension ONNXOperators {
         "SpaceToDepth": ONNXOperator(since: 1, lower: spaceToDepth),
         "Shrink": ONNXOperator(since: 9) { node throws(ModelError) in
             let x = try node.tensor(0)
-            let lambda = try node.float("lambd", default: 0.5), bias = try node.float("bias", default: 0)
+            let lambda = try node.float("lambd", default: 0.5)
+            let bias = try node.float("bias", default: 0)
             let zero = Tensor.scalar(0, x.dtype)
             let low = Tensor.binary(.add, x, Tensor.scalar(Double(bias), x.dtype), at: nil)
             let high = Tensor.binary(.subtract, x, Tensor.scalar(Double(bias), x.dtype), at: nil)
@@ -69,7 +70,9 @@ extension ONNXOperators {
     static func oneHot(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let indices = try node.tensor(0)
         let depthValue = try node.constant(1).reals.first ?? 0
-        guard depthValue >= 1, depthValue < Double(Int32.max) else { throw node.error("depth \(depthValue) must be at least 1") }
+        guard depthValue >= 1, depthValue < Double(Int32.max) else {
+            throw node.error("depth \(depthValue) must be at least 1")
+        }
         let depth = Int(depthValue)
         let values = try node.tensor(2)
         guard values.scalarCount == 2 else { throw node.error("values must hold [off, on]") }
@@ -77,7 +80,8 @@ extension ONNXOperators {
         let axis = try axis(node, try node.int("axis", default: -1), rank: rank)
         var positions = indices.converted(to: .int32)
         if indices.dtype.isFloatingPoint { positions = indices.converted(to: .int32) }
-        positions = positions.replacing(with: Tensor.binary(.add, positions, Tensor.scalar(Double(depth), .int32), at: nil), where: positions .< 0)
+        positions = positions.replacing(
+            with: Tensor.binary(.add, positions, Tensor.scalar(Double(depth), .int32), at: nil), where: positions .< 0)
         let iotaShape = (0..<rank).map { $0 == axis ? depth : 1 }
         let iota = Tensor.constant((0..<Int32(depth)).map { $0 }, shape: iotaShape, op: "OneHot", at: nil)
         let hot = Tensor.binary(.equal, positions.expandingShape(at: axis), iota, at: nil)
@@ -85,7 +89,8 @@ extension ONNXOperators {
         let off = Tensor.record(.slice([SliceDimension(start: 0, count: 1, step: 1)]), [flat], at: nil).reshaped(to: [])
         let on = Tensor.record(.slice([SliceDimension(start: 1, count: 1, step: 1)]), [flat], at: nil).reshaped(to: [])
         let shape = hot.shape
-        let y = off.broadcastIfNeeded(to: shape, at: nil).replacing(with: on.broadcastIfNeeded(to: shape, at: nil), where: hot)
+        let y = off.broadcastIfNeeded(to: shape, at: nil).replacing(
+            with: on.broadcastIfNeeded(to: shape, at: nil), where: hot)
         return [try node.output(y, try node.type(2))]
     }
 
@@ -133,15 +138,21 @@ extension ONNXOperators {
 
     /// The row-major offsets, in `shape`, of every position of `indexShape` with the coordinate
     /// along `axis` left out (what `GatherElements` and `ScatterElements` add the index to).
-    static func offsetsWithoutAxis(_ node: ONNXNodeContext, _ shape: [Int], _ indexShape: [Int], axis: Int) throws(ModelError) -> Tensor {
+    static func offsetsWithoutAxis(_ node: ONNXNodeContext, _ shape: [Int], _ indexShape: [Int], axis: Int)
+        throws(ModelError) -> Tensor
+    {
         let strides = ONNXHost.strides(shape)
         let indexStrides = ONNXHost.strides(indexShape)
         let count = indexShape.reduce(1, *)
         var offsets = [Int32](repeating: 0, count: count)
         for flat in 0..<count {
             var offset = 0
-            for dim in indexShape.indices where dim != axis { offset += (flat / indexStrides[dim]) % indexShape[dim] * strides[dim] }
-            guard let exact = Int32(exactly: offset) else { throw node.error("the data is too large to index in 32 bits") }
+            for dim in indexShape.indices where dim != axis {
+                offset += (flat / indexStrides[dim]) % indexShape[dim] * strides[dim]
+            }
+            guard let exact = Int32(exactly: offset) else {
+                throw node.error("the data is too large to index in 32 bits")
+            }
             offsets[flat] = exact
         }
         return Tensor.constant(offsets, shape: indexShape, op: node.node.opType, at: nil)
@@ -173,9 +184,13 @@ extension ONNXOperators {
 
     /// The flat positions of `GatherND`/`ScatterND` index tuples (last axis of `indices`) in
     /// `shape`, each followed by the `inner` positions of the slice it names: `[tuples · inner]`.
-    private static func tuplePositions(_ node: ONNXNodeContext, _ shape: [Int], indexInput: Int) throws(ModelError) -> (Tensor, [Int], Int) {
+    private static func tuplePositions(_ node: ONNXNodeContext, _ shape: [Int], indexInput: Int) throws(ModelError) -> (
+        Tensor, [Int], Int
+    ) {
         let indexShape = try node.value(indexInput).shape
-        guard let k = indexShape.last, k >= 1, k <= shape.count else { throw node.error("indices' last axis must be 1 to the data's rank") }
+        guard let k = indexShape.last, k >= 1, k <= shape.count else {
+            throw node.error("indices' last axis must be 1 to the data's rank")
+        }
         let strides = ONNXHost.strides(shape)
         let inner = shape[k...].reduce(1, *)
         let tuples = indexShape.dropLast().reduce(1, *)
@@ -183,9 +198,13 @@ extension ONNXOperators {
         indices = indices.dtype == .int32 ? indices : indices.converted(to: .int32)
         let sizes = Tensor.constant(shape[..<k].map { Int32($0) }, shape: [k], op: node.node.opType, at: nil)
         indices = indices.replacing(with: Tensor.binary(.add, indices, sizes, at: nil), where: indices .< 0)
-        let weights = Tensor.constant(strides[..<k].map { Int32(clamping: $0) }, shape: [k], op: node.node.opType, at: nil)
-        let base = Tensor.binary(.multiply, indices, weights, at: nil).sum(alongAxes: [indices.rank - 1]).reshaped(to: [tuples, 1])
-        let within = Tensor.constant((0..<Int32(clamping: inner)).map { $0 }, shape: [1, inner], op: node.node.opType, at: nil)
+        let weights = Tensor.constant(
+            strides[..<k].map { Int32(clamping: $0) }, shape: [k], op: node.node.opType, at: nil)
+        let base = Tensor.binary(.multiply, indices, weights, at: nil).sum(alongAxes: [indices.rank - 1]).reshaped(to: [
+            tuples, 1,
+        ])
+        let within = Tensor.constant(
+            (0..<Int32(clamping: inner)).map { $0 }, shape: [1, inner], op: node.node.opType, at: nil)
         let positions = Tensor.binary(.add, base, within, at: nil).reshaped(to: [tuples * inner])
         return (positions, Array(indexShape.dropLast()), inner)
     }
@@ -219,9 +238,13 @@ extension ONNXOperators {
         let strides = ONNXHost.strides(x.shape)
         let hits = x.booleans.indices.filter { x.booleans[$0] }
         var values: [Int64] = []
-        for axis in x.shape.indices { for flat in hits { values.append(Int64((flat / strides[axis]) % x.shape[axis])) } }
+        for axis in x.shape.indices {
+            for flat in hits { values.append(Int64((flat / strides[axis]) % x.shape[axis])) }
+        }
         let shape = x.shape.isEmpty ? [0, hits.count] : [x.shape.count, hits.count]
-        return [.constant(ONNXConstant(dataType: .int64, shape: shape, values: .integers(x.shape.isEmpty ? [] : values)))]
+        return [
+            .constant(ONNXConstant(dataType: .int64, shape: shape, values: .integers(x.shape.isEmpty ? [] : values)))
+        ]
     }
 
     static func depthToSpace(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
@@ -242,7 +265,9 @@ extension ONNXOperators {
 
     static func spaceToDepth(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
-        guard x.rank == 4, let block = try node.int("blocksize"), block > 0, x.shape[2] % block == 0, x.shape[3] % block == 0 else {
+        guard x.rank == 4, let block = try node.int("blocksize"), block > 0, x.shape[2] % block == 0,
+            x.shape[3] % block == 0
+        else {
             throw node.error("needs [N, C, H, W] with H and W divisible by blocksize")
         }
         let (n, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])

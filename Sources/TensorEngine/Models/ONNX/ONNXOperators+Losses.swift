@@ -3,14 +3,16 @@
 extension ONNXOperators {
     static let losses: [String: ONNXOperator] = [
         "NegativeLogLikelihoodLoss": ONNXOperator(since: 12) { node throws(ModelError) in
-            let loss = try negativeLogLikelihood(node, logProbabilities: try node.tensor(0), targetInput: 1, weightInput: 2)
+            let loss = try negativeLogLikelihood(
+                node, logProbabilities: try node.tensor(0), targetInput: 1, weightInput: 2)
             return [try node.output(loss, try node.type(0))]
         },
         "SoftmaxCrossEntropyLoss": ONNXOperator(since: 12) { node throws(ModelError) in
             let scores = try node.tensor(0)
             guard scores.rank >= 2 else { throw node.error("scores need [N, C, ...]") }
             let logProbabilities = scores.logSoftmax(alongAxis: 1)
-            let loss = try negativeLogLikelihood(node, logProbabilities: logProbabilities, targetInput: 1, weightInput: 2)
+            let loss = try negativeLogLikelihood(
+                node, logProbabilities: logProbabilities, targetInput: 1, weightInput: 2)
             return [try node.output(loss, try node.type(0)), try node.output(logProbabilities, try node.type(0))]
         },
         "QuantizeLinear": ONNXOperator(since: 10, lower: quantizeLinear),
@@ -31,7 +33,9 @@ extension ONNXOperators {
         let classes = x.shape[1]
         let ignored = try node.int("ignore_index")
         // One-hot of the target along axis 1: out-of-range (ignored) targets pick nothing.
-        let iota = Tensor.constant((0..<Int32(classes)).map { $0 }, shape: [1, classes] + [Int](repeating: 1, count: x.rank - 2), op: "loss", at: nil)
+        let iota = Tensor.constant(
+            (0..<Int32(classes)).map { $0 }, shape: [1, classes] + [Int](repeating: 1, count: x.rank - 2), op: "loss",
+            at: nil)
         var hot = Tensor.binary(.equal, target.expandingShape(at: 1), iota, at: nil)
         var valid = Tensor.scalar(1, .bool).broadcastIfNeeded(to: target.shape, at: nil)
         if let ignored {
@@ -42,7 +46,8 @@ extension ONNXOperators {
         let picked = (x * mask).sum(alongAxes: [1])
         var weights = valid.converted(to: x.dtype)
         if node.hasInput(weightInput) {
-            let classWeights = try node.tensor(weightInput).reshaped(to: [1, classes] + [Int](repeating: 1, count: x.rank - 2))
+            let classWeights = try node.tensor(weightInput).reshaped(
+                to: [1, classes] + [Int](repeating: 1, count: x.rank - 2))
             weights = Tensor.binary(.multiply, mask, classWeights, at: nil).sum(alongAxes: [1])
         }
         let loss = -(picked * weights)
@@ -55,7 +60,8 @@ extension ONNXOperators {
     }
 
     /// A per-tensor scale or zero point as it is; a per-axis one shaped to broadcast along `axis`.
-    private static func alongAxis(_ node: ONNXNodeContext, _ parameter: Tensor, rank: Int) throws(ModelError) -> Tensor {
+    private static func alongAxis(_ node: ONNXNodeContext, _ parameter: Tensor, rank: Int) throws(ModelError) -> Tensor
+    {
         guard parameter.rank == 1, parameter.scalarCount > 1 || rank > 0 else { return parameter }
         if parameter.scalarCount == 1 { return parameter.reshaped(to: []) }
         let axis = try axis(node, try node.int("axis", default: 1), rank: rank)
@@ -76,7 +82,9 @@ extension ONNXOperators {
 
     /// `QuantizeLinear`: `saturate(round(x / scale) + zero_point)`, rounding half to even.
     static func quantizeLinear(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        if try node.int("block_size", default: 0) != 0 { throw node.error("blocked quantization is not supported", .unsupportedOperators) }
+        if try node.int("block_size", default: 0) != 0 {
+            throw node.error("blocked quantization is not supported", .unsupportedOperators)
+        }
         let x = try node.tensor(0)
         let scale = try alongAxis(node, try node.tensor(1), rank: x.rank)
         var type = ONNXDataType.uint8
@@ -84,7 +92,8 @@ extension ONNXOperators {
         var shifted = Tensor.binary(.divide, x.converted(to: .float32), scale.converted(to: .float32), at: nil).round()
         if node.hasInput(2) {
             type = try node.type(2)
-            shifted = Tensor.binary(.add, shifted, try alongAxis(node, try node.tensor(2), rank: x.rank).converted(to: .float32), at: nil)
+            shifted = Tensor.binary(
+                .add, shifted, try alongAxis(node, try node.tensor(2), rank: x.rank).converted(to: .float32), at: nil)
         }
         guard let (low, high) = saturationRange(type) else {
             throw node.error("quantizing to \(type) is not supported", .unsupportedType)
@@ -95,12 +104,16 @@ extension ONNXOperators {
 
     /// `DequantizeLinear`: `(x - zero_point) · scale`.
     static func dequantizeLinear(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        if try node.int("block_size", default: 0) != 0 { throw node.error("blocked dequantization is not supported", .unsupportedOperators) }
+        if try node.int("block_size", default: 0) != 0 {
+            throw node.error("blocked dequantization is not supported", .unsupportedOperators)
+        }
         let x = try node.tensor(0)
         let scale = try alongAxis(node, try node.tensor(1), rank: x.rank)
         var value = x.converted(to: .float32)
         if node.hasInput(2) {
-            value = Tensor.binary(.subtract, value, try alongAxis(node, try node.tensor(2), rank: x.rank).converted(to: .float32), at: nil)
+            value = Tensor.binary(
+                .subtract, value, try alongAxis(node, try node.tensor(2), rank: x.rank).converted(to: .float32), at: nil
+            )
         }
         let y = Tensor.binary(.multiply, value, scale.converted(to: .float32), at: nil)
         let type = try node.type(1)

@@ -14,7 +14,9 @@ extension ONNXOperators {
             "ArgMax": ONNXOperator { node throws(ModelError) in try argExtreme(node, largest: true) },
             "ArgMin": ONNXOperator { node throws(ModelError) in try argExtreme(node, largest: false) },
         ]
-        for (name, reduction) in reductions { table[name] = ONNXOperator { node throws(ModelError) in try reduce(node, reduction) } }
+        for (name, reduction) in reductions {
+            table[name] = ONNXOperator { node throws(ModelError) in try reduce(node, reduction) }
+        }
         return table
     }()
 
@@ -33,10 +35,12 @@ extension ONNXOperators {
 
     /// `Gemm`: `alpha · A' · B' + beta · C`, `'` a transposition when `transA`/`transB` say so.
     static func gemm(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        var a = try node.tensor(0), b = try node.tensor(1)
+        var a = try node.tensor(0)
+        var b = try node.tensor(1)
         if try node.int("transA", default: 0) != 0 { a = a.transposed() }
         if try node.int("transB", default: 0) != 0 { b = b.transposed() }
-        let alpha = try node.float("alpha", default: 1), beta = try node.float("beta", default: 1)
+        let alpha = try node.float("alpha", default: 1)
+        let beta = try node.float("beta", default: 1)
         var y = a.matmul(b)
         if alpha != 1 { y = y * alpha }
         if node.hasInput(2), beta != 0 {
@@ -149,7 +153,9 @@ extension ONNXOperators {
         let last = try node.int("select_last_index", default: 0) != 0
         if last { x = x.reversed(alongAxes: axis) }
         var indices = largest ? x.argmax(alongAxis: axis, keepRank: keep) : x.argmin(alongAxis: axis, keepRank: keep)
-        if last { indices = Tensor.binary(.subtract, Tensor.scalar(Double(x.shape[axis] - 1), .int32), indices, at: nil) }
+        if last {
+            indices = Tensor.binary(.subtract, Tensor.scalar(Double(x.shape[axis] - 1), .int32), indices, at: nil)
+        }
         return [try node.output(indices, .int64)]
     }
 }

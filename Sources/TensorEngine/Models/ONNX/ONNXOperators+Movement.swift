@@ -1,5 +1,6 @@
-/// ONNX operators that move elements: `Concat`, `Split`, `Slice`, `Gather`, `GatherElements`,
-/// `Pad`. Host constants fold (shape vectors are concatenated, gathered and sliced there).
+/// ONNX operators that move elements: `Concat`, `Split`, `Slice`, `Gather`, `GatherElements`
+/// (`Pad` is in `ONNXOperators+Pad.swift`). Host constants fold: shape vectors are concatenated,
+/// gathered and sliced there.
 extension ONNXOperators {
     static let movement: [String: ONNXOperator] = [
         "Concat": ONNXOperator(since: 4, lower: concat),
@@ -7,7 +8,6 @@ extension ONNXOperators {
         "Slice": ONNXOperator(lower: slice),
         "Gather": ONNXOperator(lower: gather),
         "GatherElements": ONNXOperator(since: 11, lower: gatherElements),
-        "Pad": ONNXOperator(since: 2, lower: pad),
     ]
 
     static func axis(_ node: ONNXNodeContext, _ axis: Int, rank: Int) throws(ModelError) -> Int {
@@ -34,16 +34,21 @@ extension ONNXOperators {
         return [try node.output(Tensor(concatenating: tensors, alongAxis: axis), first.dataType)]
     }
 
-    private static func concatenate(_ node: ONNXNodeContext, _ parts: [ONNXConstant], axis: Int) throws(ModelError) -> ONNXConstant {
+    private static func concatenate(_ node: ONNXNodeContext, _ parts: [ONNXConstant], axis: Int) throws(ModelError)
+        -> ONNXConstant
+    {
         var shape = parts[0].shape
         for part in parts.dropFirst() {
             for dim in shape.indices where dim != axis && part.shape[dim] != shape[dim] {
-                throw node.error("cannot concatenate \(describe(parts[0].shape)) and \(describe(part.shape)) along axis \(axis)")
+                throw node.error(
+                    "cannot concatenate \(describe(parts[0].shape)) and \(describe(part.shape)) along axis \(axis)")
             }
         }
         shape[axis] = parts.reduce(0) { $0 + $1.shape[axis] }
         let outer = shape[..<axis].reduce(1, *)
-        var integers: [Int64] = [], reals: [Double] = [], booleans: [Bool] = []
+        var integers: [Int64] = []
+        var reals: [Double] = []
+        var booleans: [Bool] = []
         let family = parts[0].values
         for block in 0..<outer {
             for part in parts {
@@ -56,11 +61,12 @@ extension ONNXOperators {
                 }
             }
         }
-        let values: ONNXConstant.Values = switch family {
-        case .integers: .integers(integers)
-        case .reals: .reals(reals)
-        case .booleans: .booleans(booleans)
-        }
+        let values: ONNXConstant.Values =
+            switch family {
+            case .integers: .integers(integers)
+            case .reals: .reals(reals)
+            case .booleans: .booleans(booleans)
+            }
         return ONNXConstant(dataType: parts[0].dataType, shape: shape, values: values)
     }
 
@@ -101,7 +107,9 @@ extension ONNXOperators {
     }
 
     /// A strided slice of a value (on the host for constants).
-    static func sliced(_ node: ONNXNodeContext, _ value: ONNXValue, _ dimensions: [SliceDimension]) throws(ModelError) -> ONNXValue {
+    static func sliced(_ node: ONNXNodeContext, _ value: ONNXValue, _ dimensions: [SliceDimension]) throws(ModelError)
+        -> ONNXValue
+    {
         let shape = dimensions.map(\.count)
         switch value {
         case .constant(let constant):
@@ -117,7 +125,10 @@ extension ONNXOperators {
     static func slice(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let input = try node.value(0)
         let shape = input.shape
-        let starts: [Int64], ends: [Int64], axesGiven: [Int64]?, steps: [Int64]?
+        let starts: [Int64]
+        let ends: [Int64]
+        let axesGiven: [Int64]?
+        let steps: [Int64]?
         if node.opset < 10 {
             guard let s = try node.int64s("starts"), let e = try node.int64s("ends") else {
                 throw node.error("needs starts and ends", .invalidModel)
@@ -142,7 +153,8 @@ extension ONNXOperators {
             let size = Int64(shape[axis])
             let step = Swift.max(Swift.min(steps?[index] ?? 1, 1 << 40), -(1 << 40))
             guard step != 0 else { throw node.error("step 0 on axis \(axis)") }
-            var start = starts[index], end = ends[index]
+            var start = starts[index]
+            var end = ends[index]
             if start < 0 { start = start &+ size }
             if end < 0 { end = end &+ size }
             if step > 0 {
@@ -153,8 +165,10 @@ extension ONNXOperators {
                 end = Swift.min(Swift.max(end, -1), size - 1)
             }
             let span = end - start
-            let count = span == 0 || (span > 0) != (step > 0) ? 0 : (Swift.abs(span) + Swift.abs(step) - 1) / Swift.abs(step)
-            dimensions[axis] = SliceDimension(start: count == 0 ? 0 : Int(start), count: Int(count), step: Int(clamping: step))
+            let count =
+                span == 0 || (span > 0) != (step > 0) ? 0 : (Swift.abs(span) + Swift.abs(step) - 1) / Swift.abs(step)
+            dimensions[axis] = SliceDimension(
+                start: count == 0 ? 0 : Int(start), count: Int(count), step: Int(clamping: step))
         }
         return [try sliced(node, input, dimensions)]
     }
@@ -216,111 +230,19 @@ extension ONNXOperators {
         var offsets = [Int32](repeating: 0, count: count)
         for flat in 0..<count {
             var offset = 0
-            for dim in 0..<rank where dim != axis { offset += (flat / indexStrides[dim]) % indexShape[dim] * dataStrides[dim] }
-            guard let exact = Int32(exactly: offset) else { throw node.error("the data is too large to index in 32 bits") }
+            for dim in 0..<rank where dim != axis {
+                offset += (flat / indexStrides[dim]) % indexShape[dim] * dataStrides[dim]
+            }
+            guard let exact = Int32(exactly: offset) else {
+                throw node.error("the data is too large to index in 32 bits")
+            }
             offsets[flat] = exact
         }
         let base = Tensor.constant(offsets, shape: indexShape, op: "GatherElements", at: nil)
-        let positions = Tensor.binary(.add, base, Tensor.binary(.multiply, indices, Tensor.scalar(Double(dataStrides[axis]), .int32), at: nil), at: nil)
+        let positions = Tensor.binary(
+            .add, base, Tensor.binary(.multiply, indices, Tensor.scalar(Double(dataStrides[axis]), .int32), at: nil),
+            at: nil)
         let result = data.reshaped(to: [data.scalarCount]).gathering(atIndices: positions, alongAxis: 0)
         return [try node.output(result, try node.type(0))]
-    }
-
-    /// `Pad`: `constant`, `reflect` and `edge` modes; negative pads crop.
-    static func pad(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        let input = try node.value(0)
-        let rank = input.shape.count
-        var pads: [Int]
-        var value: Double = 0
-        var axes = Array(0..<rank)
-        if node.opset < 11 {
-            let named = try node.ints("pads")
-            let older = try node.ints("paddings")
-            guard let attribute = named ?? older else { throw node.error("has no pads", .invalidModel) }
-            pads = attribute
-            value = Double(try node.float("value", default: 0))
-        } else {
-            pads = try node.ints(input: 1)
-            if node.hasInput(2) {
-                let fill = try node.constant(2)
-                value = fill.count > 0 ? fill.reals[0] : 0
-            }
-            if node.opset >= 18, node.hasInput(3) {
-                axes = try node.ints(input: 3).map { axis throws(ModelError) in try Self.axis(node, axis, rank: rank) }
-            }
-        }
-        guard pads.count == 2 * axes.count else { throw node.error("pads \(pads) need two entries for each of \(axes.count) axes") }
-        var before = [Int](repeating: 0, count: rank), after = [Int](repeating: 0, count: rank)
-        for (index, axis) in axes.enumerated() {
-            before[axis] = pads[index]
-            after[axis] = pads[index + axes.count]
-        }
-        var x = try node.tensor(0)
-        // Crop first (negative pads), then pad what is left.
-        if before.contains(where: { $0 < 0 }) || after.contains(where: { $0 < 0 }) {
-            let dimensions = (0..<rank).map { axis in
-                let start = Swift.max(0, -before[axis])
-                return SliceDimension(start: start, count: Swift.max(0, x.shape[axis] - start - Swift.max(0, -after[axis])), step: 1)
-            }
-            x = Tensor.record(.slice(dimensions), [x], at: nil)
-        }
-        let sizes = (0..<rank).map { (before: Swift.max(0, before[$0]), after: Swift.max(0, after[$0])) }
-        switch try node.string("mode", default: "constant") {
-        case "constant": x = x.padded(forSizes: sizes, with: Float(value))
-        case "reflect": x = x.padded(forSizes: sizes, mode: .reflection)
-        case "edge": x = edgePadded(x, sizes)
-        case "wrap": x = wrapPadded(x, sizes)
-        case let other: throw node.error("mode '\(other)' is not supported (constant, reflect, edge and wrap are)", .unsupportedOperators)
-        }
-        return [try node.output(x, input.dataType)]
-    }
-
-    /// Padding that continues periodically: the last elements before, the first ones after.
-    private static func wrapPadded(_ x: Tensor, _ sizes: [(before: Int, after: Int)]) -> Tensor {
-        var result = x
-        for (axis, size) in sizes.enumerated() where size.before > 0 || size.after > 0 {
-            let extent = result.shape[axis]
-            guard extent > 0 else { continue }
-            func part(_ start: Int, _ count: Int) -> [Tensor] {
-                // A padding longer than the axis repeats the whole axis.
-                var pieces: [Tensor] = []
-                var position = ((start % extent) + extent) % extent
-                var left = count
-                while left > 0 {
-                    let take = Swift.min(left, extent - position)
-                    var dimensions = result.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-                    dimensions[axis] = SliceDimension(start: position, count: take, step: 1)
-                    pieces.append(Tensor.record(.slice(dimensions), [result], at: nil))
-                    left -= take
-                    position = 0
-                }
-                return pieces
-            }
-            let parts = part(-size.before, size.before) + [result] + part(0, size.after)
-            result = Tensor(concatenating: parts, alongAxis: axis)
-        }
-        return result
-    }
-
-    /// Padding that repeats the edge element.
-    private static func edgePadded(_ x: Tensor, _ sizes: [(before: Int, after: Int)]) -> Tensor {
-        var result = x
-        for (axis, size) in sizes.enumerated() where size.before > 0 || size.after > 0 {
-            let extent = result.shape[axis]
-            guard extent > 0 else { continue }
-            func edge(_ index: Int, _ count: Int) -> Tensor {
-                var dimensions = result.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-                dimensions[axis] = SliceDimension(start: index, count: 1, step: 1)
-                var target = result.shape
-                target[axis] = count
-                return Tensor.record(.slice(dimensions), [result], at: nil).broadcastIfNeeded(to: target, at: nil)
-            }
-            var parts: [Tensor] = []
-            if size.before > 0 { parts.append(edge(0, size.before)) }
-            parts.append(result)
-            if size.after > 0 { parts.append(edge(extent - 1, size.after)) }
-            result = Tensor(concatenating: parts, alongAxis: axis)
-        }
-        return result
     }
 }

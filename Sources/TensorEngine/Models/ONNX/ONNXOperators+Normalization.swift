@@ -12,7 +12,8 @@ extension ONNXOperators {
         "RMSNormalization": ONNXOperator(since: 23, lower: rmsNormalization),
         "MeanVarianceNormalization": ONNXOperator(since: 9) { node throws(ModelError) in
             let x = try node.tensor(0)
-            let axes = try normalized(node, axes: try node.ints("axes") ?? [0, 2, 3].filter { $0 < x.rank }, rank: x.rank)
+            let axes = try normalized(
+                node, axes: try node.ints("axes") ?? [0, 2, 3].filter { $0 < x.rank }, rank: x.rank)
             let centered = x - x.mean(alongAxes: axes, keepRank: true)
             let deviation = (centered * centered).mean(alongAxes: axes, keepRank: true).squareRoot()
             return [try node.output(centered / (deviation + 1e-9), try node.type(0))]
@@ -51,14 +52,18 @@ extension ONNXOperators {
     /// `BatchNormalization` with running statistics: `(x - mean) / √(var + ε) · scale + bias`.
     static func batchNormalization(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         if node.opset >= 14, try node.int("training_mode", default: 0) != 0 {
-            throw node.error("training-mode BatchNormalization (batch statistics) is not supported", .unsupportedOperators)
+            throw node.error(
+                "training-mode BatchNormalization (batch statistics) is not supported", .unsupportedOperators)
         }
         let x = try node.tensor(0)
         let epsilon = try node.float("epsilon", default: 1e-5)
         let (scale, bias, mean, variance) = try (
             perChannel(node.tensor(1), rank: x.rank), perChannel(node.tensor(2), rank: x.rank),
-            perChannel(node.tensor(3), rank: x.rank), perChannel(node.tensor(4), rank: x.rank))
-        let y = Tensor.binary(.subtract, x, mean, at: nil) * Tensor.binary(.multiply, (variance + epsilon).rsqrt(), scale, at: nil)
+            perChannel(node.tensor(3), rank: x.rank), perChannel(node.tensor(4), rank: x.rank)
+        )
+        let y =
+            Tensor.binary(.subtract, x, mean, at: nil)
+            * Tensor.binary(.multiply, (variance + epsilon).rsqrt(), scale, at: nil)
         return [try node.output(Tensor.binary(.add, y, bias, at: nil), try node.type(0))]
     }
 
@@ -112,11 +117,14 @@ extension ONNXOperators {
     /// `LRN` across channels: `x / (bias + α/size · Σ x²)^β` over a window of `size` channels.
     static func localResponseNormalization(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
-        guard x.rank >= 3, let size = try node.int("size"), size > 0 else { throw node.error("needs [N, C, ...] and a positive size") }
+        guard x.rank >= 3, let size = try node.int("size"), size > 0 else {
+            throw node.error("needs [N, C, ...] and a positive size")
+        }
         let alpha = try node.float("alpha", default: 1e-4)
         let beta = try node.float("beta", default: 0.75)
         let bias = try node.float("bias", default: 1)
-        let before = (size - 1) / 2, after = size - 1 - before
+        let before = (size - 1) / 2
+        let after = size - 1 - before
         var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: x.rank)
         sizes[1] = (before, after)
         let padded = (x * x).padded(forSizes: sizes, with: 0)

@@ -6,7 +6,11 @@ extension ONNXOperators {
     static let shape: [String: ONNXOperator] = [
         "Shape": ONNXOperator(lower: shapeOf),
         "Size": ONNXOperator { node throws(ModelError) in
-            [.constant(ONNXConstant(dataType: .int64, shape: [], values: .integers([Int64(try node.value(0).shape.reduce(1, *))])))]
+            [
+                .constant(
+                    ONNXConstant(
+                        dataType: .int64, shape: [], values: .integers([Int64(try node.value(0).shape.reduce(1, *))])))
+            ]
         },
         "Reshape": ONNXOperator(since: 5, lower: reshape),
         "Flatten": ONNXOperator(lower: flatten),
@@ -55,7 +59,9 @@ extension ONNXOperators {
         var inferred: Int?
         for (axis, size) in requested.enumerated() {
             if size == 0 && !allowZero {
-                guard axis < input.shape.count else { throw node.error("size 0 at axis \(axis) copies an axis the input lacks") }
+                guard axis < input.shape.count else {
+                    throw node.error("size 0 at axis \(axis) copies an axis the input lacks")
+                }
                 shape.append(input.shape[axis])
             } else if size == -1 {
                 guard inferred == nil else { throw node.error("shape \(requested) has more than one -1") }
@@ -88,7 +94,9 @@ extension ONNXOperators {
     }
 
     /// The axes a node names, from its attribute before `inputVersion` and its input from then on.
-    static func axesArgument(_ node: ONNXNodeContext, inputFrom inputVersion: Int, index: Int = 1) throws(ModelError) -> [Int]? {
+    static func axesArgument(_ node: ONNXNodeContext, inputFrom inputVersion: Int, index: Int = 1) throws(ModelError)
+        -> [Int]?
+    {
         if node.opset >= inputVersion { return node.hasInput(index) ? try node.ints(input: index) : nil }
         return try node.ints("axes")
     }
@@ -108,9 +116,10 @@ extension ONNXOperators {
     static func squeeze(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let input = try node.value(0)
         let shape = input.shape
-        let axes = try axesArgument(node, inputFrom: 13).map { axes throws(ModelError) in
-            try normalized(node, axes: axes, rank: shape.count)
-        } ?? shape.indices.filter { shape[$0] == 1 }
+        let axes =
+            try axesArgument(node, inputFrom: 13).map { axes throws(ModelError) in
+                try normalized(node, axes: axes, rank: shape.count)
+            } ?? shape.indices.filter { shape[$0] == 1 }
         for axis in axes where shape[axis] != 1 {
             throw node.error("cannot squeeze axis \(axis) of size \(shape[axis])")
         }
@@ -151,10 +160,14 @@ extension ONNXOperators {
             throw node.error("cannot expand \(describe(input.shape)) to \(describe(requested))")
         }
         if case .constant(let constant) = input, shape.reduce(1, *) <= ONNXConstant.hostElementLimit {
-            return [.constant(ONNXHost.pick(constant, ONNXHost.broadcastMap(from: constant.shape, to: shape), shape: shape))]
+            return [
+                .constant(ONNXHost.pick(constant, ONNXHost.broadcastMap(from: constant.shape, to: shape), shape: shape))
+            ]
         }
         let tensor = try node.tensor(0)
-        let ranked = tensor.rank < shape.count ? tensor.reshaped(to: [Int](repeating: 1, count: shape.count - tensor.rank) + tensor.shape) : tensor
+        let ranked =
+            tensor.rank < shape.count
+            ? tensor.reshaped(to: [Int](repeating: 1, count: shape.count - tensor.rank) + tensor.shape) : tensor
         return [try node.output(ranked.broadcastIfNeeded(to: shape, at: nil), input.dataType)]
     }
 
@@ -167,7 +180,8 @@ extension ONNXOperators {
     static func dropout(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let input = try node.value(0)
         if node.hasInput(2), try node.constant(2).booleans.contains(true) {
-            throw node.error("training-mode Dropout (random masks) is not supported; inference ignores it", .unsupportedOperators)
+            throw node.error(
+                "training-mode Dropout (random masks) is not supported; inference ignores it", .unsupportedOperators)
         }
         guard node.node.outputs.count > 1 else { return [input] }
         let mask = Tensor.scalar(1, .bool).broadcastIfNeeded(to: input.shape, at: nil)
@@ -183,12 +197,20 @@ extension ONNXOperators {
         case "value":
             guard let tensor = attribute.tensor else { throw node.error("'value' holds no tensor", .invalidModel) }
             return [.constant(try node.constant(of: tensor))]
-        case "value_float": return [.constant(ONNXConstant(dataType: .float, shape: [], values: .reals([Double(attribute.float)])))]
+        case "value_float":
+            return [.constant(ONNXConstant(dataType: .float, shape: [], values: .reals([Double(attribute.float)])))]
         case "value_floats":
-            return [.constant(ONNXConstant(dataType: .float, shape: [attribute.floats.count], values: .reals(attribute.floats.map(Double.init))))]
-        case "value_int": return [.constant(ONNXConstant(dataType: .int64, shape: [], values: .integers([attribute.int])))]
+            return [
+                .constant(
+                    ONNXConstant(
+                        dataType: .float, shape: [attribute.floats.count],
+                        values: .reals(attribute.floats.map(Double.init))))
+            ]
+        case "value_int":
+            return [.constant(ONNXConstant(dataType: .int64, shape: [], values: .integers([attribute.int])))]
         case "value_ints": return [.constant(.integers(attribute.ints))]
-        default: throw node.error("value attribute '\(name)' (strings, sparse tensors) is not supported", .unsupportedType)
+        default:
+            throw node.error("value attribute '\(name)' (strings, sparse tensors) is not supported", .unsupportedType)
         }
     }
 
@@ -198,7 +220,9 @@ extension ONNXOperators {
         var fill = ONNXConstant(dataType: .float, shape: [1], values: .reals([0]))
         if let tensor = try node.tensorAttribute("value") {
             fill = try node.constant(of: tensor)
-            guard fill.count == 1 else { throw node.error("'value' holds \(fill.count) elements, not one", .invalidModel) }
+            guard fill.count == 1 else {
+                throw node.error("'value' holds \(fill.count) elements, not one", .invalidModel)
+            }
         }
         guard let count = Shape.elementCount(shape) else { throw node.error("shape \(shape) is too large") }
         if count <= ONNXConstant.hostElementLimit {
@@ -214,19 +238,26 @@ extension ONNXOperators {
     /// `Range(start, limit, delta)`: `max(ceil((limit - start) / delta), 0)` elements.
     static func range(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let (start, limit, delta) = (try node.constant(0), try node.constant(1), try node.constant(2))
-        guard start.count == 1, limit.count == 1, delta.count == 1 else { throw node.error("start, limit and delta must be scalars") }
+        guard start.count == 1, limit.count == 1, delta.count == 1 else {
+            throw node.error("start, limit and delta must be scalars")
+        }
         let type = start.dataType
         let constant: ONNXConstant
         if type.isInteger {
             let (s, l, d) = (start.integers[0], limit.integers[0], delta.integers[0])
             guard d != 0 else { throw node.error("delta is 0") }
             let count = try rangeCount(node, (Double(l) - Double(s)) / Double(d))
-            constant = ONNXConstant(dataType: type, shape: [count], values: .integers((0..<count).map { s + Int64($0) * d }))
+            constant = ONNXConstant(
+                dataType: type, shape: [count], values: .integers((0..<count).map { s + Int64($0) * d }))
         } else {
             let (s, l, d) = (start.reals[0], limit.reals[0], delta.reals[0])
-            guard d != 0, s.isFinite, l.isFinite, d.isFinite else { throw node.error("start, limit and delta must be finite, delta non-zero") }
+            guard d != 0, s.isFinite, l.isFinite, d.isFinite else {
+                throw node.error("start, limit and delta must be finite, delta non-zero")
+            }
             let count = try rangeCount(node, (l - s) / d)
-            constant = ONNXConstant(dataType: type, shape: [count], values: .reals((0..<count).map { s + Double($0) * d })).cast(to: type)
+            constant = ONNXConstant(
+                dataType: type, shape: [count], values: .reals((0..<count).map { s + Double($0) * d })
+            ).cast(to: type)
         }
         guard constant.count > ONNXConstant.hostElementLimit else { return [.constant(constant)] }
         // Large ranges go to the engine as tensors; the limit keeps the host array bounded.

@@ -32,7 +32,7 @@ final class ONNXPreparedPrediction: Sendable {
     func run(_ inputs: [String: Tensor]) throws(TensorError) -> [String: Tensor] {
         var nodes = plan.nodes
         var pending: [Tensor] = []
-        for (name, position) in inputPositions {
+        for name in inputPositions.keys {
             guard let tensor = inputs[name] else { continue }
             if tensor.node?.storedResult == nil { pending.append(tensor) }
         }
@@ -44,7 +44,9 @@ final class ONNXPreparedPrediction: Sendable {
         let bound = Plan(nodes: nodes, template: plan.template, targets: plan.targets, policy: plan.policy)
         let (results, _) = try Executor(backends: Engine.shared.backends).run(bound)
         var outputs = constantOutputs
-        for (name, value) in zip(targetNames, results) { outputs[name] = Tensor.constant(value: value, op: "prediction") }
+        for (name, value) in zip(targetNames, results) {
+            outputs[name] = Tensor.constant(value: value, op: "prediction")
+        }
         return outputs
     }
 }
