@@ -3,6 +3,9 @@ import TensorBenchCore
 import TensorEngine
 import TensorEngineChecks
 
+// OpenBLAS picks its kernels when it loads; a CPU it does not know gets slow generic ones.
+OpenBLASCore.restartWithBetterKernelsIfNeeded()
+
 // tensorbench: parses the command line, measures (or loads) a report, and prints and writes it.
 // Exit status: 0 success, 1 a run or file failure, 2 a bad command line.
 

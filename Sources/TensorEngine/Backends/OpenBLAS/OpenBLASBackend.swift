@@ -25,7 +25,8 @@ package final class OpenBLASBackend: Backend {
         // evaluation, so the two pools do not oversubscribe the cores.
         openblas_set_num_threads(Int32(Parallel.workers))
         let config = openblas_get_config().map { String(cString: $0) } ?? "OpenBLAS"
-        deviceName = "host CPU, \(Parallel.workers) threads (\(config.trimmingCharacters(in: .whitespaces)))"
+        let note = OpenBLASCore.warning.map { "; \($0)" } ?? ""
+        deviceName = "host CPU, \(Parallel.workers) threads (\(config.trimmingCharacters(in: .whitespaces)))\(note)"
     }
 
     package func upload(_ value: Value) throws(TensorError) -> Value { value }
