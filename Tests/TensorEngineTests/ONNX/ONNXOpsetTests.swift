@@ -108,3 +108,86 @@ import Testing
         }
     }
 }
+
+/// Model-local functions and weights kept in the file.
+@Suite("ONNX functions and weights") struct ONNXFunctionTests {
+    @Test func localFunctionsAreInlinedWithTheirAttributes() async throws {
+        // y = Scale(x) with the model's function Scale(X) = Mul(X, Constant(value_float = factor)),
+        // called with factor = 3.
+        var model = ProtobufWriter()
+        model.int(1, 8)
+        model.message(8) { set in
+            set.string(1, "")
+            set.int(2, 17)
+        }
+        model.message(8) { set in
+            set.string(1, "local")
+            set.int(2, 1)
+        }
+        model.message(7) { graph in
+            graph.message(1) { node in
+                node.string(1, "x")
+                node.string(2, "y")
+                node.string(3, "call")
+                node.string(4, "Scale")
+                node.string(7, "local")
+                node.message(5) { attribute in
+                    attribute.string(1, "factor")
+                    attribute.float(2, 3)
+                    attribute.int(20, 1)
+                }
+            }
+            graph.message(11) { ONNXBytes.valueInfo("x", dims: [2, 3], into: &$0) }
+            graph.message(12) { ONNXBytes.valueInfo("y", dims: [2, 3], into: &$0) }
+        }
+        model.message(25) { function in
+            function.string(1, "Scale")
+            function.string(10, "local")
+            function.string(4, "X")
+            function.string(5, "Y")
+            function.string(6, "factor")
+            function.message(7) { node in
+                node.string(2, "k")
+                node.string(4, "Constant")
+                node.message(5) { attribute in
+                    attribute.string(1, "value_float")
+                    attribute.int(20, 1)
+                    attribute.string(21, "factor")
+                }
+            }
+            function.message(7) { node in
+                node.string(1, "X")
+                node.string(1, "k")
+                node.string(2, "Y")
+                node.string(4, "Mul")
+            }
+            function.message(9) { set in
+                set.string(1, "")
+                set.int(2, 17)
+            }
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("function-\(UUID().uuidString).onnx")
+        try Data(model.bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let loaded = try ONNXModel(contentsOf: url)
+        #expect(loaded.nodeCount == 2)  // the call replaced by the function's two nodes
+        let x = Tensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6] as [Float])
+        let y = try await try #require(loaded.prediction(from: ["x": x])["y"]).shapedArray(of: Float.self)
+        #expect(y.scalars == [3, 6, 9, 12, 15, 18])
+    }
+
+    @Test func alignedWeightsAreWrappedInTheMappedFile() throws {
+        let url = try ONNXFixture.minilmL3()
+        let model = try ONNXModel(contentsOf: url)
+        let data = try Data(contentsOf: url, options: .alwaysMapped)
+        let proto = try data.withUnsafeBytes { try ONNXModelProto.decode($0) }
+        var wrapped = 0
+        for initializer in proto.graph.initializers {
+            guard let range = initializer.rawData, case .tensor(let tensor, _)? = model.graph.initializers[initializer.name] else { continue }
+            // Data aligned to the element size are used in place; others are copied once.
+            #expect(tensor.isBorrowingMemory == (range.lowerBound % 4 == 0), "\(initializer.name)")
+            if tensor.isBorrowingMemory { wrapped += 1 }
+        }
+        #expect(wrapped > 0)
+    }
+}
