@@ -1,13 +1,13 @@
 /// ONNX operators that select or place elements by position: `Trilu`, `EyeLike`, `OneHot`,
-/// `Hardmax`, `CumProd`, `ScatterElements`, `ScatterND`, `GatherND`, `NonZero`, `DepthToSpace`,
-/// `SpaceToDepth`, and the thresholds `Shrink` and `Swish`.
+/// `Hardmax`, `CumProd` (with `CumSum`'s scan), `ScatterElements`, `ScatterND`, `GatherND`,
+/// `NonZero`, `DepthToSpace`, `SpaceToDepth`, and the thresholds `Shrink` and `Swish`.
 extension ONNXOperators {
     static let indexing: [String: ONNXOperator] = [
         "Trilu": ONNXOperator(since: 14, lower: trilu),
         "EyeLike": ONNXOperator(since: 9, lower: eyeLike),
         "OneHot": ONNXOperator(since: 9, lower: oneHot),
         "Hardmax": ONNXOperator(lower: hardmax),
-        "CumProd": ONNXOperator(since: 26, lower: cumulativeProduct),
+        "CumProd": ONNXOperator(since: 26) { node throws(ModelError) in try scan(node, product: true) },
         "ScatterElements": ONNXOperator(since: 11, lower: scatterElements),
         "ScatterND": ONNXOperator(since: 11, lower: scatterND),
         "GatherND": ONNXOperator(since: 11, lower: gatherND),
@@ -114,25 +114,6 @@ extension ONNXOperators {
         let iotaShape = (0..<work.rank).map { $0 == axis ? size : 1 }
         let iota = Tensor.constant((0..<Int32(size)).map { $0 }, shape: iotaShape, op: "Hardmax", at: nil)
         let y = Tensor.binary(.equal, winner, iota, at: nil).converted(to: x.dtype).reshaped(to: x.shape)
-        return [try node.output(y, try node.type(0))]
-    }
-
-    static func cumulativeProduct(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        var x = try node.tensor(0)
-        let axisValues = try node.ints(input: 1)
-        guard axisValues.count == 1 else { throw node.error("axis must hold one value") }
-        let axis = try axis(node, axisValues[0], rank: x.rank)
-        let reverse = try node.int("reverse", default: 0) != 0
-        if reverse { x = x.reversed(alongAxes: axis) }
-        var y = x.cumulativeProduct(alongAxis: axis)
-        if try node.int("exclusive", default: 0) != 0, x.shape[axis] > 0 {
-            var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: x.rank)
-            sizes[axis] = (1, 0)
-            var dimensions = y.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-            dimensions[axis] = SliceDimension(start: 0, count: x.shape[axis], step: 1)
-            y = Tensor.record(.slice(dimensions), [y.padded(forSizes: sizes, with: 1)], at: nil)
-        }
-        if reverse { y = y.reversed(alongAxes: axis) }
         return [try node.output(y, try node.type(0))]
     }
 

@@ -9,7 +9,7 @@ extension ONNXOperators {
             "Softmax": ONNXOperator { node throws(ModelError) in try softmax(node, log: false) },
             "LogSoftmax": ONNXOperator { node throws(ModelError) in try softmax(node, log: true) },
             "LayerNormalization": ONNXOperator(since: 17, lower: layerNormalization),
-            "CumSum": ONNXOperator(since: 11, lower: cumulativeSum),
+            "CumSum": ONNXOperator(since: 11) { node throws(ModelError) in try scan(node, product: false) },
             "TopK": ONNXOperator(lower: topK),
             "ArgMax": ONNXOperator { node throws(ModelError) in try argExtreme(node, largest: true) },
             "ArgMin": ONNXOperator { node throws(ModelError) in try argExtreme(node, largest: false) },
@@ -94,7 +94,9 @@ extension ONNXOperators {
         return results
     }
 
-    static func cumulativeSum(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
+    /// `CumSum` (and `CumProd` with `product`): a scan along the axis given as input 1, `exclusive`
+    /// shifting it by one (the identity first), `reverse` running it from the end.
+    static func scan(_ node: ONNXNodeContext, product: Bool) throws(ModelError) -> [ONNXValue] {
         var x = try node.tensor(0)
         let axisValues = try node.ints(input: 1)
         guard axisValues.count == 1 else { throw node.error("axis must hold one value") }
@@ -102,13 +104,13 @@ extension ONNXOperators {
         let reverse = try node.int("reverse", default: 0) != 0
         let exclusive = try node.int("exclusive", default: 0) != 0
         if reverse { x = x.reversed(alongAxes: axis) }
-        var y = x.cumulativeSum(alongAxis: axis)
+        var y = product ? x.cumulativeProduct(alongAxis: axis) : x.cumulativeSum(alongAxis: axis)
         if exclusive, x.shape[axis] > 0 {
             var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: x.rank)
             sizes[axis] = (1, 0)
             var dimensions = y.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
             dimensions[axis] = SliceDimension(start: 0, count: x.shape[axis], step: 1)
-            y = Tensor.record(.slice(dimensions), [y.padded(forSizes: sizes, with: 0)], at: nil)
+            y = Tensor.record(.slice(dimensions), [y.padded(forSizes: sizes, with: product ? 1 : 0)], at: nil)
         }
         if reverse { y = y.reversed(alongAxes: axis) }
         return [try node.output(y, try node.type(0))]
