@@ -4,7 +4,7 @@ enum ONNXOperators {
     /// The default domain's operators.
     static let standard: [String: ONNXOperator] = {
         var table: [String: ONNXOperator] = [:]
-        for family in [elementwise, activations, shape, movement, math, normalization, indexing, attention, losses, padding] {
+        for family in [elementwise, activations, shape, movement, math, normalization, indexing, attention, losses, padding, resizing] {
             table.merge(family) { first, _ in first }
         }
         return table
