@@ -77,7 +77,7 @@ enum ONNXFixture {
             let picks = Tensor(shape: [rows], scalars: (0..<rows).map { Int32($0 % 2) })
             for _ in 0..<2 {  // the second prediction at a shape runs the prepared plan
                 let y = try await model.prediction(from: ["x": x.gathering(atIndices: picks, alongAxis: 0)])["y"]
-                let values = try await try #require(y).shapedArray(of: Float.self)
+                let values = try await #require(y).shapedArray(of: Float.self)
                 #expect(values.shape == [rows, 3])
                 for row in 0..<rows {
                     for column in 0..<3 {

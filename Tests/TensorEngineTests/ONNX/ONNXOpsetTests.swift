@@ -15,7 +15,7 @@ import Testing
         let model = try ONNXModel(contentsOf: url)
         let x = Tensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6] as [Float])
         let outputs = try await model.prediction(from: ["x": x], policy: policy)
-        return try await try #require(outputs["y"]).shapedArray(of: Float.self)
+        return try await #require(outputs["y"]).shapedArray(of: Float.self)
     }
 
     private func model(
@@ -172,7 +172,7 @@ import Testing
         let loaded = try ONNXModel(contentsOf: url)
         #expect(loaded.nodeCount == 2)  // the call replaced by the function's two nodes
         let x = Tensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6] as [Float])
-        let y = try await try #require(loaded.prediction(from: ["x": x])["y"]).shapedArray(of: Float.self)
+        let y = try await #require(loaded.prediction(from: ["x": x])["y"]).shapedArray(of: Float.self)
         #expect(y.scalars == [3, 6, 9, 12, 15, 18])
     }
 

@@ -68,7 +68,7 @@ final class ONNXDataSource: @unchecked Sendable {
         guard offset <= mapped.byteCount, length <= mapped.byteCount - offset else {
             throw self.error(
                 tensor, .truncated,
-                "external data \(offset)..<\(offset + length) runs past the \(mapped.byteCount) bytes of '\(location)'")
+                "external data of \(length) bytes at offset \(offset) runs past the \(mapped.byteCount) bytes of '\(location)'")
         }
         return (UnsafeRawBufferPointer(rebasing: mapped.bytes[offset..<(offset + length)]), mapped)
     }

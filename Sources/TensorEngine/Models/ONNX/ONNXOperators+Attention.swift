@@ -27,7 +27,9 @@ extension ONNXOperators {
         var k = try splitHeads(node, try node.tensor(1), heads: try node.int("kv_num_heads"))
         var v = try splitHeads(node, try node.tensor(2), heads: try node.int("kv_num_heads"))
         guard q.rank == 4, k.rank == 4, v.rank == 4 else { throw node.error("Q, K and V must all be 3-D or all 4-D") }
-        let pastLength = node.hasInput(4) ? try node.value(4).shape[2] : 0
+        let pastShape = node.hasInput(4) ? try node.value(4).shape : []
+        guard !node.hasInput(4) || pastShape.count == 4 else { throw node.error("past_key must be [batch, heads, sequence, head]") }
+        let pastLength = node.hasInput(4) ? pastShape[2] : 0
         if node.hasInput(4) { k = Tensor(concatenating: [try node.tensor(4), k], alongAxis: 2) }
         if node.hasInput(5) { v = Tensor(concatenating: [try node.tensor(5), v], alongAxis: 2) }
         let (presentKey, presentValue) = (k, v)

@@ -70,8 +70,9 @@ extension ONNXOperators {
     static func oneHot(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let indices = try node.tensor(0)
         let depthValue = try node.constant(1).reals.first ?? 0
-        guard depthValue >= 1, depthValue < Double(Int32.max) else {
-            throw node.error("depth \(depthValue) must be at least 1")
+        // The output holds `depth` elements per index: beyond memory it could not exist anyway.
+        guard depthValue >= 1, depthValue <= Double(Tensor.maximumByteCount / 4), depthValue < Double(Int32.max) else {
+            throw node.error("depth \(depthValue) must be at least 1 and fit in memory")
         }
         let depth = Int(depthValue)
         let values = try node.tensor(2)

@@ -83,8 +83,10 @@ extension ONNXOperators {
         } else if node.opset < 13, let attribute = try node.ints("split") {
             sizes = attribute
         } else if let parts = try node.int("num_outputs"), node.opset >= 18 {
-            guard parts > 0 else { throw node.error("num_outputs \(parts) must be positive") }
-            let chunk = (size + parts - 1) / parts
+            guard parts > 0, parts == outputs else {
+                throw node.error("num_outputs \(parts) must be positive and the node's \(outputs) outputs")
+            }
+            let chunk = size / parts + (size % parts == 0 ? 0 : 1)
             sizes = (0..<parts).map { Swift.max(0, Swift.min(chunk, size - $0 * chunk)) }
         } else {
             guard outputs > 0, size % outputs == 0 else {
@@ -92,7 +94,7 @@ extension ONNXOperators {
             }
             sizes = [Int](repeating: size / outputs, count: outputs)
         }
-        guard sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) == size else {
+        guard sizes.count == outputs, sizes.allSatisfy({ $0 >= 0 }), Tensor.checkedSum(sizes) == size else {
             throw node.error("split sizes \(sizes) do not add up to axis \(axis)'s size \(size)")
         }
         var results: [ONNXValue] = []
@@ -201,6 +203,10 @@ extension ONNXOperators {
             }
             let outer = table.shape[..<axis].reduce(1, *)
             let inner = table.shape[(axis + 1)...].reduce(1, *)
+            guard outer * indices.count * inner <= ONNXConstant.hostElementLimit else {
+                let gathered = try node.tensor(0).gathering(atIndices: try wrappedIndices(node, index: 1, size: Int(size)), alongAxis: axis)
+                return [try node.output(gathered, data.dataType)]
+            }
             var positions: [Int] = []
             for block in 0..<outer {
                 for index in indices {

@@ -117,7 +117,7 @@ extension ONNXOperators {
     /// `LRN` across channels: `x / (bias + α/size · Σ x²)^β` over a window of `size` channels.
     static func localResponseNormalization(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
-        guard x.rank >= 3, let size = try node.int("size"), size > 0 else {
+        guard x.rank >= 3, let size = try node.int("size"), size > 0, size <= 2 * x.shape[1] + 1 else {
             throw node.error("needs [N, C, ...] and a positive size")
         }
         let alpha = try node.float("alpha", default: 1e-4)

@@ -31,6 +31,17 @@ extension ONNXOperators {
         guard pads.count == 2 * axes.count else {
             throw node.error("pads \(pads) need two entries for each of \(axes.count) axes")
         }
+        // Each padded size must exist: no overflow, and no more elements than memory holds.
+        var padded: [Int] = input.shape
+        for (index, axis) in axes.enumerated() {
+            guard pads[index] > Int.min / 2, pads[index + axes.count] > Int.min / 2,
+                let grown = Tensor.checkedSum([input.shape[axis], pads[index], pads[index + axes.count]]), grown >= 0
+            else { throw node.error("pads \(pads) do not leave a valid shape for \(describe(input.shape))") }
+            padded[axis] = grown
+        }
+        guard let total = Shape.elementCount(padded), total <= Tensor.maximumByteCount / 4 else {
+            throw node.error("padding \(describe(input.shape)) to \(describe(padded)) needs more memory than the machine has")
+        }
         var before = [Int](repeating: 0, count: rank)
         var after = [Int](repeating: 0, count: rank)
         for (index, axis) in axes.enumerated() {

@@ -51,7 +51,7 @@ extension ONNXOperators {
             }
             for (axis, scale) in zip(axes, given) {
                 scales[axis] = scale
-                sizes[axis] = Int((Double(x.shape[axis]) * scale).rounded(.down))
+                sizes[axis] = try scaledSize(node, Double(x.shape[axis]) * scale)
             }
         } else if node.opset >= 11, node.hasInput(3) {
             let requested = try node.ints(input: 3)
@@ -72,7 +72,7 @@ extension ONNXOperators {
                 }
                 for axis in axes {
                     scales[axis] = scale
-                    sizes[axis] = Int(scale * Double(x.shape[axis]) + 0.5)
+                    sizes[axis] = try scaledSize(node, scale * Double(x.shape[axis]) + 0.5)
                 }
             }
         } else {
@@ -92,8 +92,17 @@ extension ONNXOperators {
         var rule = ResizeRule()
         rule.mode = try node.string("mode", default: "nearest")
         (rule.coordinates, rule.nearest) = ("asymmetric", "floor")
-        let sizes = zip(x.shape, scales).map { Int((Double($0) * $1).rounded(.down)) }
+        var sizes: [Int] = []
+        for (size, scale) in zip(x.shape, scales) { sizes.append(try scaledSize(node, Double(size) * scale)) }
         return [try node.output(try resized(node, x, sizes: sizes, scales: scales, rule: rule), try node.type(0))]
+    }
+
+    /// A scaled size rounded down, or an error when it is not a size memory could hold.
+    private static func scaledSize(_ node: ONNXNodeContext, _ value: Double) throws(ModelError) -> Int {
+        guard value.isFinite, value >= 0, value <= Double(Tensor.maximumByteCount / 4) else {
+            throw node.error("a resized size of \(value) elements is not possible")
+        }
+        return Int(value.rounded(.down))
     }
 
     private static func resized(
@@ -107,6 +116,9 @@ extension ONNXOperators {
                 rule.coordinates)
         else {
             throw node.error("coordinate mode '\(rule.coordinates)' is unknown", .invalidModel)
+        }
+        guard let total = Shape.elementCount(sizes), total <= Tensor.maximumByteCount / 4 else {
+            throw node.error("resizing to \(describe(sizes)) needs more memory than the machine has")
         }
         var result = x
         for axis in 0..<x.rank where sizes[axis] != x.shape[axis] || Swift.abs(scales[axis] - 1) > 1e-12 {

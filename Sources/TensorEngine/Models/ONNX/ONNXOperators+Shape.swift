@@ -30,7 +30,7 @@ extension ONNXOperators {
     static func reshaped(_ node: ONNXNodeContext, _ value: ONNXValue, to shape: [Int]) throws(ModelError) -> ONNXValue {
         switch value {
         case .constant(var constant):
-            guard shape.reduce(1, *) == constant.count else {
+            guard Shape.elementCount(shape) == constant.count else {
                 throw node.error("cannot reshape \(describe(constant.shape)) to \(describe(shape))")
             }
             constant.shape = shape
@@ -74,8 +74,7 @@ extension ONNXOperators {
         }
         let count = input.shape.reduce(1, *)
         if let inferred {
-            let known = shape.reduce(1, *)
-            guard known > 0, count % known == 0 else {
+            guard let known = Shape.elementCount(shape), known > 0, count % known == 0 else {
                 throw node.error("cannot infer the -1 of \(requested) for \(count) elements")
             }
             shape[inferred] = count / known
@@ -159,7 +158,8 @@ extension ONNXOperators {
         guard let shape = Op.broadcastShape(input.shape, requested) else {
             throw node.error("cannot expand \(describe(input.shape)) to \(describe(requested))")
         }
-        if case .constant(let constant) = input, shape.reduce(1, *) <= ONNXConstant.hostElementLimit {
+        guard let count = Shape.elementCount(shape) else { throw node.error("cannot expand to \(describe(requested)): too many elements") }
+        if case .constant(let constant) = input, count <= ONNXConstant.hostElementLimit {
             return [
                 .constant(ONNXHost.pick(constant, ONNXHost.broadcastMap(from: constant.shape, to: shape), shape: shape))
             ]
@@ -248,7 +248,7 @@ extension ONNXOperators {
             guard d != 0 else { throw node.error("delta is 0") }
             let count = try rangeCount(node, (Double(l) - Double(s)) / Double(d))
             constant = ONNXConstant(
-                dataType: type, shape: [count], values: .integers((0..<count).map { s + Int64($0) * d }))
+                dataType: type, shape: [count], values: .integers((0..<count).map { s &+ Int64($0) &* d }))
         } else {
             let (s, l, d) = (start.reals[0], limit.reals[0], delta.reals[0])
             guard d != 0, s.isFinite, l.isFinite, d.isFinite else {
