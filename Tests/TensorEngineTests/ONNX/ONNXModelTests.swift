@@ -115,6 +115,11 @@ enum ONNXFixture {
         rejects(["x": Tensor(repeating: 0, shape: [2, 3], scalarType: Float.self)], "float [batch, 4]")
         rejects(["x": Tensor(repeating: 0, shape: [2, 4], scalarType: Int32.self)], "given int32")
         rejects(["x": Tensor(repeating: 0, shape: [8], scalarType: Float.self)], "given float32 [8]")
+        // After a prediction at a shape has been prepared, an input carrying an error still fails.
+        _ = try await model.prediction(from: ["x": Tensor(repeating: 0, shape: [1, 4], scalarType: Float.self)])
+        await #expect(throws: ModelError.self) {
+            _ = try await model.prediction(from: ["x": Tensor(repeating: 0, shape: [1, 4], scalarType: Float.self).reshaped(to: [3])])
+        }
         // Float16 converts exactly to the model's float.
         let half = try model.outputs(for: ["x": Tensor(repeating: 0.5, shape: [1, 4], scalarType: Float16.self)])
         #expect(half["y"]?.shape == [1, 3])

@@ -147,8 +147,11 @@ public final class ONNXModel: Model {
     {
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
+        if let (name, failed) = inputs.first(where: { $0.value.error != nil }), let error = failed.error {
+            throw ModelError(.invalidInput, "input '\(name)' carries an error: \(error)")
+        }
         // Inputs that are themselves pending graphs run first, so that each is a source of the plan.
-        try Tensor.evaluateNow(inputs.values.filter { $0.node?.storedResult == nil && $0.error == nil })
+        try Tensor.evaluateNow(inputs.values.filter { $0.node?.storedResult == nil })
         let key = PreparedKey(inputs: inputs, policy: chosen)
         if let prepared = preparedPredictions.withLock({ $0[key] }) { return try prepared.run(inputs) }
         let state = ONNXRunState()
