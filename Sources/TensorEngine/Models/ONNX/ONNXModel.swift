@@ -78,7 +78,9 @@ public final class ONNXModel: Model {
         Dictionary(outputDescriptions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The names of the model's inputs (graph inputs that are not initializers).
     public var inputFeatureNames: Set<String> { Set(inputDescriptions.map(\.name)) }
+    /// The names of the model's outputs.
     public var outputFeatureNames: Set<String> { Set(outputDescriptions.map(\.name)) }
 
     /// The model's outputs for `inputs` as lazy tensors: nothing runs until they are materialized.
