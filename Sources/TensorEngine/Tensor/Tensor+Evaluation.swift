@@ -76,10 +76,18 @@ extension Tensor {
 
     /// Plans, checks and runs the graph behind `nodes`, keeping their results on them.
     private static func run(_ nodes: [Node], policy: ComputePolicy) throws(TensorError) -> EvaluationStatistics {
+        try runKeepingPlan(nodes, policy: policy).statistics
+    }
+
+    /// ``run(_:policy:)`` that also returns the plan it ran, for callers that run it again on new
+    /// inputs (an ONNX model's prepared predictions).
+    package static func runKeepingPlan(
+        _ nodes: [Node], policy: ComputePolicy
+    ) throws(TensorError) -> (plan: Plan, statistics: EvaluationStatistics) {
         let (plan, _) = try Engine.shared.plan(nodes, policy: policy)
         try MemoryLimit.check(plan)
         let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
         for (node, value) in zip(nodes, results) { node.store(value) }
-        return statistics
+        return (plan, statistics)
     }
 }

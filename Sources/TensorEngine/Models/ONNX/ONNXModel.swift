@@ -161,10 +161,7 @@ public final class ONNXModel: Model {
         let names = outputDescriptions.map(\.name).filter { outputs[$0]?.node?.storedResult == nil }
         let targets = names.compactMap { outputs[$0]?.node }
         guard !targets.isEmpty else { return outputs }
-        let (plan, _) = try Engine.shared.plan(targets, policy: chosen)
-        try MemoryLimit.check(plan)
-        let (results, _) = try Executor(backends: Engine.shared.backends).run(plan)
-        for (node, value) in zip(targets, results) { node.store(value) }
+        let plan = try Tensor.runKeepingPlan(targets, policy: chosen).plan
         if !state.readInputData {
             let constants = outputs.filter { !names.contains($0.key) }
             let prepared = ONNXPreparedPrediction(

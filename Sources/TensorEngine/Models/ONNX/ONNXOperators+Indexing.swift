@@ -79,16 +79,14 @@ extension ONNXOperators {
         guard values.scalarCount == 2 else { throw node.error("values must hold [off, on]") }
         let rank = indices.rank + 1
         let axis = try axis(node, try node.int("axis", default: -1), rank: rank)
-        var positions = indices.converted(to: .int32)
-        if indices.dtype.isFloatingPoint { positions = indices.converted(to: .int32) }
+        var positions = indices.dtype == .int32 ? indices : indices.converted(to: .int32)
         positions = positions.replacing(
             with: Tensor.binary(.add, positions, Tensor.scalar(Double(depth), .int32), at: nil), where: positions .< 0)
-        let iotaShape = (0..<rank).map { $0 == axis ? depth : 1 }
-        let iota = Tensor.constant((0..<Int32(depth)).map { $0 }, shape: iotaShape, op: "OneHot", at: nil)
-        let hot = Tensor.binary(.equal, positions.expandingShape(at: axis), iota, at: nil)
+        let hot = Tensor.binary(
+            .equal, positions.expandingShape(at: axis), Tensor.iota(depth, alongAxis: axis, rank: rank), at: nil)
         let flat = values.reshaped(to: [2])
-        let off = Tensor.record(.slice([SliceDimension(start: 0, count: 1, step: 1)]), [flat], at: nil).reshaped(to: [])
-        let on = Tensor.record(.slice([SliceDimension(start: 1, count: 1, step: 1)]), [flat], at: nil).reshaped(to: [])
+        let off = flat.slice(alongAxis: 0, start: 0, count: 1).reshaped(to: [])
+        let on = flat.slice(alongAxis: 0, start: 1, count: 1).reshaped(to: [])
         let shape = hot.shape
         let y = off.broadcastIfNeeded(to: shape, at: nil).replacing(
             with: on.broadcastIfNeeded(to: shape, at: nil), where: hot)
@@ -112,9 +110,9 @@ extension ONNXOperators {
         }
         let size = work.shape[axis]
         let winner = work.argmax(alongAxis: axis, keepRank: true)
-        let iotaShape = (0..<work.rank).map { $0 == axis ? size : 1 }
-        let iota = Tensor.constant((0..<Int32(size)).map { $0 }, shape: iotaShape, op: "Hardmax", at: nil)
-        let y = Tensor.binary(.equal, winner, iota, at: nil).converted(to: x.dtype).reshaped(to: x.shape)
+        let y = Tensor.binary(.equal, winner, Tensor.iota(size, alongAxis: axis, rank: work.rank), at: nil).converted(
+            to: x.dtype
+        ).reshaped(to: x.shape)
         return [try node.output(y, try node.type(0))]
     }
 

@@ -33,10 +33,8 @@ extension ONNXOperators {
         let classes = x.shape[1]
         let ignored = try node.int("ignore_index")
         // One-hot of the target along axis 1: out-of-range (ignored) targets pick nothing.
-        let iota = Tensor.constant(
-            (0..<Int32(classes)).map { $0 }, shape: [1, classes] + [Int](repeating: 1, count: x.rank - 2), op: "loss",
-            at: nil)
-        var hot = Tensor.binary(.equal, target.expandingShape(at: 1), iota, at: nil)
+        var hot = Tensor.binary(
+            .equal, target.expandingShape(at: 1), Tensor.iota(classes, alongAxis: 1, rank: x.rank), at: nil)
         var valid = Tensor.scalar(1, .bool).broadcastIfNeeded(to: target.shape, at: nil)
         if let ignored {
             valid = Tensor.binary(.notEqual, target, Tensor.scalar(Double(ignored), .int32), at: nil)

@@ -3,7 +3,9 @@
 extension ONNXOperators {
     static let math: [String: ONNXOperator] = {
         var table: [String: ONNXOperator] = [
-            "MatMul": ONNXOperator(lower: matmul),
+            "MatMul": ONNXOperator { node throws(ModelError) in
+                [try node.output(try node.tensor(0).matmul(try node.tensor(1)), try node.type(0))]
+            },
             "Gemm": ONNXOperator(since: 6, lower: gemm),
             "Einsum": ONNXOperator(since: 12, lower: einsum),
             "Softmax": ONNXOperator { node throws(ModelError) in try softmax(node, log: false) },
@@ -19,19 +21,6 @@ extension ONNXOperators {
         }
         return table
     }()
-
-    /// `MatMul` with NumPy's rules; a product of a batch of rows by one matrix (every projection
-    /// of a transformer) runs as one 2-D product over all the rows, not a batch of small ones
-    /// against a broadcast matrix.
-    static func matmul(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        let (a, b) = (try node.tensor(0), try node.tensor(1))
-        guard a.rank > 2, b.rank == 2, a.shape[a.rank - 1] == b.shape[0] else {
-            return [try node.output(a.matmul(b), try node.type(0))]
-        }
-        let rows = a.shape.dropLast().reduce(1, *)
-        let product = a.reshaped(to: [rows, b.shape[0]]).matmul(b)
-        return [try node.output(product.reshaped(to: a.shape.dropLast() + [b.shape[1]]), try node.type(0))]
-    }
 
     /// `Gemm`: `alpha · A' · B' + beta · C`, `'` a transposition when `transA`/`transB` say so.
     static func gemm(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
@@ -108,9 +97,7 @@ extension ONNXOperators {
         if exclusive, x.shape[axis] > 0 {
             var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: x.rank)
             sizes[axis] = (1, 0)
-            var dimensions = y.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-            dimensions[axis] = SliceDimension(start: 0, count: x.shape[axis], step: 1)
-            y = Tensor.record(.slice(dimensions), [y.padded(forSizes: sizes, with: product ? 1 : 0)], at: nil)
+            y = y.padded(forSizes: sizes, with: product ? 1 : 0).slice(alongAxis: axis, start: 0, count: x.shape[axis])
         }
         if reverse { y = y.reversed(alongAxes: axis) }
         return [try node.output(y, try node.type(0))]

@@ -130,9 +130,7 @@ extension ONNXOperators {
         let padded = (x * x).padded(forSizes: sizes, with: 0)
         var total: Tensor?
         for offset in 0..<size {
-            var dimensions = padded.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-            dimensions[1] = SliceDimension(start: offset, count: x.shape[1], step: 1)
-            let window = Tensor.record(.slice(dimensions), [padded], at: nil)
+            let window = padded.slice(alongAxis: 1, start: offset, count: x.shape[1])
             total = total.map { $0 + window } ?? window
         }
         guard let total else { return [try node.output(x, try node.type(0))] }

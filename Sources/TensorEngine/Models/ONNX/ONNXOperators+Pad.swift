@@ -2,7 +2,7 @@
 /// an input, negative pads cropping.
 extension ONNXOperators {
     static let padding: [String: ONNXOperator] = [
-        "Pad": ONNXOperator(since: 2, lower: pad),
+        "Pad": ONNXOperator(since: 2, lower: pad)
     ]
 
     /// `Pad`: `constant`, `reflect` and `edge` modes; negative pads crop.
@@ -40,7 +40,8 @@ extension ONNXOperators {
             padded[axis] = grown
         }
         guard let total = Shape.elementCount(padded), total <= Tensor.maximumByteCount / 4 else {
-            throw node.error("padding \(describe(input.shape)) to \(describe(padded)) needs more memory than the machine has")
+            throw node.error(
+                "padding \(describe(input.shape)) to \(describe(padded)) needs more memory than the machine has")
         }
         var before = [Int](repeating: 0, count: rank)
         var after = [Int](repeating: 0, count: rank)
@@ -84,9 +85,7 @@ extension ONNXOperators {
                 var left = count
                 while left > 0 {
                     let take = Swift.min(left, extent - position)
-                    var dimensions = result.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-                    dimensions[axis] = SliceDimension(start: position, count: take, step: 1)
-                    pieces.append(Tensor.record(.slice(dimensions), [result], at: nil))
+                    pieces.append(result.slice(alongAxis: axis, start: position, count: take))
                     left -= take
                     position = 0
                 }
@@ -105,11 +104,9 @@ extension ONNXOperators {
             let extent = result.shape[axis]
             guard extent > 0 else { continue }
             func edge(_ index: Int, _ count: Int) -> Tensor {
-                var dimensions = result.shape.map { SliceDimension(start: 0, count: $0, step: 1) }
-                dimensions[axis] = SliceDimension(start: index, count: 1, step: 1)
                 var target = result.shape
                 target[axis] = count
-                return Tensor.record(.slice(dimensions), [result], at: nil).broadcastIfNeeded(to: target, at: nil)
+                return result.slice(alongAxis: axis, start: index, count: 1).broadcastIfNeeded(to: target, at: nil)
             }
             var parts: [Tensor] = []
             if size.before > 0 { parts.append(edge(0, size.before)) }

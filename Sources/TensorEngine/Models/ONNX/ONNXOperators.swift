@@ -4,7 +4,10 @@ enum ONNXOperators {
     /// The default domain's operators.
     static let standard: [String: ONNXOperator] = {
         var table: [String: ONNXOperator] = [:]
-        for family in [elementwise, activations, shape, movement, math, normalization, indexing, attention, losses, padding, resizing] {
+        for family in [
+            elementwise, activations, shape, movement, math, normalization, indexing, attention, losses, padding,
+            resizing,
+        ] {
             table.merge(family) { first, _ in first }
         }
         return table
@@ -25,6 +28,20 @@ enum ONNXOperators {
 extension Tensor {
     /// Records a unary elementwise op of the op table.
     static func apply(_ kind: OpKind, _ x: Tensor) -> Tensor { record(Op(kind), [x], at: nil) }
+
+    /// `count` elements along `axis` from `start`, `step` apart (a view; the other axes whole).
+    func slice(alongAxis axis: Int, start: Int, count: Int, step: Int = 1) -> Tensor {
+        var dimensions = shape.map { SliceDimension(start: 0, count: $0, step: 1) }
+        dimensions[axis] = SliceDimension(start: start, count: count, step: step)
+        return Tensor.record(.slice(dimensions), [self], at: nil)
+    }
+
+    /// `0, 1, …, count - 1` as `Int32` along `axis` of a rank-`rank` tensor whose other axes are 1
+    /// (what one-hot masks compare positions with).
+    static func iota(_ count: Int, alongAxis axis: Int, rank: Int) -> Tensor {
+        let shape = (0..<rank).map { $0 == axis ? count : 1 }
+        return Tensor.constant((0..<Int32(clamping: count)).map { $0 }, shape: shape, op: "iota", at: nil)
+    }
 
     /// The tensor cast to an engine scalar type.
     func converted(to type: ScalarType) -> Tensor { Tensor.record(.cast(type), [self], at: nil) }
