@@ -22,7 +22,7 @@ extension ONNXOperators {
 
     /// `MatMul` with NumPy's rules; a batch of rows times one matrix (every projection of a
     /// transformer) runs as one 2-D product over all the rows, not a batch of products against a
-    /// broadcast matrix: MiniLM-L3 at batch 3 took 5.4-6.0 ms so against 6.9-7.9 ms without.
+    /// broadcast matrix: MiniLM-L3 at batch 3 took 5.4-6.0 ms against 6.9-7.9 ms without.
     static func matmul(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let (a, b) = (try node.tensor(0), try node.tensor(1))
         guard a.rank > 2, b.rank == 2, a.shape[a.rank - 1] == b.shape[0] else {
