@@ -32,33 +32,53 @@ package enum ONNXConformance {
         package let outcome: Outcome
     }
 
-    /// The test folders of a suite, sorted.
+    /// The tests of a suite, sorted: test folders, or for `light` the model files (each with its
+    /// expected output beside it, `light_NAME_output_0.pb`).
     package static func tests(in suite: String, root: URL = directory()) -> [URL] {
         let folder = root.appendingPathComponent(suite)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.sorted().map { folder.appendingPathComponent($0) }
-            .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("model.onnx").path) }
+        let entries = names.sorted().map { folder.appendingPathComponent($0) }
+        if suite == "light" { return entries.filter { $0.pathExtension == "onnx" } }
+        return entries.filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("model.onnx").path) }
     }
 
-    /// Runs one test folder on every policy given.
-    package static func run(_ folder: URL, policies: [ComputePolicy]) async -> Outcome {
-        let model: ONNXModel
+    /// Loads a test's model, or the outcome that ends the test (a skip or a load failure).
+    private static func load(_ url: URL) -> Swift.Result<ONNXModel, OutcomeError> {
         do {
-            model = try ONNXModel(contentsOf: folder.appendingPathComponent("model.onnx"))
+            return .success(try ONNXModel(contentsOf: url))
         } catch let error as ModelError {
             switch error.kind {
             case .unsupportedOperators:
-                return .skipped(
-                    "unsupported operator: "
-                        + Set(error.unsupportedNodes.map(\.opType)).sorted().joined(separator: ", "))
-            case .unsupportedType: return .skipped("unsupported type: \(error.message)")
-            case .invalidModel, .invalidNode, .invalidInput: return .failed("load: \(error)")
+                return .failure(
+                    OutcomeError(
+                        outcome: .skipped(
+                            "unsupported operator: "
+                                + Set(error.unsupportedNodes.map(\.opType)).sorted().joined(separator: ", "))))
+            case .unsupportedType: return .failure(OutcomeError(outcome: .skipped("unsupported type: \(error.message)")))
+            case .invalidModel, .invalidNode, .invalidInput: return .failure(OutcomeError(outcome: .failed("load: \(error)")))
             }
         } catch let error as FileFormatError {
-            if error.kind == .unsupportedDType { return .skipped("unsupported type: \(error.message)") }
-            return .failed("load: \(error)")
+            if error.kind == .unsupportedDType {
+                return .failure(OutcomeError(outcome: .skipped("unsupported type: \(error.message)")))
+            }
+            return .failure(OutcomeError(outcome: .failed("load: \(error)")))
         } catch {
-            return .failed("load: \(error)")
+            return .failure(OutcomeError(outcome: .failed("load: \(error)")))
+        }
+    }
+
+    /// An outcome that ends a test early.
+    private struct OutcomeError: Error {
+        let outcome: Outcome
+    }
+
+    /// Runs one test (a folder, or a light model file) on every policy given.
+    package static func run(_ folder: URL, policies: [ComputePolicy]) async -> Outcome {
+        if folder.pathExtension == "onnx" { return await runLight(folder, policies: policies) }
+        let model: ONNXModel
+        switch load(folder.appendingPathComponent("model.onnx")) {
+        case .success(let loaded): model = loaded
+        case .failure(let end): return end.outcome
         }
         let sets = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasPrefix("test_data_set_") }.sorted()
@@ -84,24 +104,67 @@ package enum ONNXConformance {
                     return .skipped("unsupported type: input \(name): \(error.message)")
                 }
             }
-            for policy in policies {
-                var outcome = await compare(model, feeds, expected, policy: policy)
-                if case .failed(let reason)? = outcome, reason.contains("no backend allowed by policy"),
-                    case .only(let backend) = policy
-                {
-                    // The backend leaves some op to the reference: run as a user would, with it.
-                    fallbacks.append(backend.name)
-                    let widened: ComputePolicy = backend == .openblas ? .cpuOnly : .cpuAndGPU
-                    outcome = await compare(model, feeds, expected, policy: widened)
-                }
-                switch outcome {
-                case nil, .passed?, .passedWithFallback?: continue
-                case .skipped(let reason)?: return .skipped(reason)
-                case .failed(let reason)?: return .failed("\(policy): \(reason)")
-                }
-            }
+            if let end = await runSet(model, feeds, expected, policies: policies, fallbacks: &fallbacks) { return end }
         }
         return fallbacks.isEmpty ? .passed : .passedWithFallback(Set(fallbacks).sorted().joined(separator: ", "))
+    }
+
+    /// A light model (`light/light_NAME.onnx`: a real architecture with constant weights) on the
+    /// inputs ONNX's runner gives it, `arange(n) / n` in each input's shape, against the expected
+    /// output stored beside it.
+    private static func runLight(_ file: URL, policies: [ComputePolicy]) async -> Outcome {
+        let model: ONNXModel
+        switch load(file) {
+        case .success(let loaded): model = loaded
+        case .failure(let end): return end.outcome
+        }
+        let stem = file.deletingPathExtension().lastPathComponent
+        let expected: [ONNXTensorFile]
+        do {
+            expected = [
+                try ONNXTensorFile(contentsOf: file.deletingLastPathComponent().appendingPathComponent("\(stem)_output_0.pb"))
+            ]
+        } catch {
+            return .failed("test data: \(error)")
+        }
+        var feeds: [String: Tensor] = [:]
+        for input in model.inputDescriptions {
+            // The runner's rule: a dimension without a fixed size is 1.
+            guard let dimensions = input.multiArrayConstraint?.shape ?? nil else { return .failed("input \(input.name) has no shape") }
+            let shape = dimensions.map { dimension -> Int in
+                if case .fixed(let size) = dimension { return size }
+                return 1
+            }
+            let count = shape.reduce(1, *)
+            feeds[input.name] = Tensor(shape: shape, scalars: (0..<count).map { Float(Double($0) / Double(count)) })
+        }
+        var fallbacks: [String] = []
+        if let end = await runSet(model, feeds, expected, policies: policies, fallbacks: &fallbacks) { return end }
+        return fallbacks.isEmpty ? .passed : .passedWithFallback(Set(fallbacks).sorted().joined(separator: ", "))
+    }
+
+    /// One data set on every policy: `nil` when it passes, else the outcome that ends the test.
+    private static func runSet(
+        _ model: ONNXModel, _ feeds: [String: Tensor], _ expected: [ONNXTensorFile], policies: [ComputePolicy],
+        fallbacks: inout [String]
+    ) async -> Outcome? {
+        for policy in policies {
+            var outcome = await compare(model, feeds, expected, policy: policy)
+            if case .failed(let reason)? = outcome, reason.contains("no backend allowed by policy"),
+                case .only(let backend) = policy
+            {
+                // The backend leaves some op to the reference: run as a user would, with it.
+                fallbacks.append(backend.name)
+                let widened: ComputePolicy = backend == .openblas ? .cpuOnly : .cpuAndGPU
+                outcome = await compare(model, feeds, expected, policy: widened)
+            }
+            switch outcome {
+            case nil, .passed?, .passedWithFallback?: continue
+            case .skipped(let reason)?: return .skipped(reason)
+            case .failed(let reason)?: return .failed("\(policy): \(reason)")
+            }
+        }
+        return nil
     }
 
     private static func files(_ folder: URL, prefix: String) throws -> [ONNXTensorFile] {

@@ -95,7 +95,9 @@ extension OpKind {
             switch op.attributes {
             case .scalarType(let target): "to \(target) "
             case .gelu(let approximation): "\(approximation) "
-            case .none, .axes, .axis, .normalization, .topK, .shape, .permutation, .slice, .padding: ""
+            case .none, .axes, .axis, .normalization, .topK, .shape, .permutation, .slice, .padding, .convolution,
+                .pooling:
+                ""
             }
         let build: @Sendable ([Tensor]) -> Tensor = { Tensor.record(op, $0, at: nil) }
         return descriptor.operandTypes.accepted.types.flatMap { type -> [ParityCase] in

@@ -2,7 +2,7 @@ import Foundation
 import TensorEngine
 import TensorEngineChecks
 
-// `tensorengine-check [--policy NAME]`: the parity suite and the error checks as a plain program,
+// `tensorengine-check [--policy NAME] [--op NAME]...`: the parity suite (of the ops named, or all) and the error checks as a plain program,
 // for ctest and for builds without a test framework. It runs the same cases as the Swift Testing
 // suite (both read them from the op table), under every available backend but the naive one and
 // `auto`, or under the one policy named, and ends with "N passed, M failed".
@@ -19,30 +19,38 @@ var failed = 0
 var unclaimed: [BackendID: Int] = [:]
 
 let available = BackendStatus.all.filter(\.isAvailable).map(\.id)
-let policies: [ComputePolicy]
-switch Array(CommandLine.arguments.dropFirst()) {
-case []:
-    policies = available.filter { $0 != .naive }.map(ComputePolicy.only) + [.all]
-case let arguments where arguments.count == 2 && arguments[0] == "--policy":
-    do {
-        policies = [try ComputePolicy(name: arguments[1])]
-    } catch {
-        print("tensorengine-check: \(error.message)")
+var policies = available.filter { $0 != .naive }.map(ComputePolicy.only) + [.all]
+/// The op names `--op` keeps (all ops when empty).
+var chosenOps: Set<String> = []
+var arguments = Array(CommandLine.arguments.dropFirst())[...]
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--policy":
+        guard let name = arguments.popFirst() else { break }
+        do {
+            policies = [try ComputePolicy(name: name)]
+        } catch {
+            print("tensorengine-check: \(error.message)")
+            exit(2)
+        }
+        if case .only(let backend) = policies[0], !available.contains(backend) {
+            print("tensorengine-check: \(backend) is unavailable: "
+                + (BackendStatus.all.first { $0.id == backend }?.unavailableReason ?? "unknown"))
+            exit(1)
+        }
+    case "--op":
+        guard let name = arguments.popFirst() else { break }
+        chosenOps.insert(name)
+    default:
+        print("usage: tensorengine-check [--policy auto|cpuOnly|cpuAndGPU|BACKEND] [--op NAME]...")
         exit(2)
     }
-    if case .only(let backend) = policies[0], !available.contains(backend) {
-        print("tensorengine-check: \(backend) is unavailable: "
-            + (BackendStatus.all.first { $0.id == backend }?.unavailableReason ?? "unknown"))
-        exit(1)
-    }
-default:
-    print("usage: tensorengine-check [--policy auto|cpuOnly|cpuAndGPU|BACKEND]")
-    exit(2)
 }
-print("backends: \(available.map(\.name).joined(separator: ", ")); \(ParityCase.all.count) parity cases; "
+let cases = chosenOps.isEmpty ? ParityCase.all : ParityCase.all.filter { chosenOps.contains($0.kind.name) }
+print("backends: \(available.map(\.name).joined(separator: ", ")); \(cases.count) parity cases; "
     + "policies: \(policies.map(\.description).joined(separator: ", "))")
 
-for parityCase in ParityCase.all {
+for parityCase in cases {
     for policy in policies {
         switch ParityHarness.check(parityCase, policy: policy) {
         case .match:
@@ -59,7 +67,7 @@ for (kind, count) in unclaimed.sorted(by: { $0.key.name < $1.key.name }) {
     print("\(kind) does not claim \(count) cases (the planner places them elsewhere)")
 }
 
-for check in ErrorChecks.all {
+for check in chosenOps.isEmpty ? ErrorChecks.all : [] {
     if let problem = await check.run() {
         failed += 1
         print("FAIL error check \(check.name): \(problem)")

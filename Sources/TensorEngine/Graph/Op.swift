@@ -43,6 +43,10 @@ package enum OpAttributes: Sendable, Hashable {
     case slice([SliceDimension])
     case padding([Padding], value: Double)
     case gelu(GELUApproximation)
+    /// A convolution's (or transposed convolution's) strides, dilations, padding and groups.
+    case convolution(ConvolutionGeometry)
+    /// A pooling window's size, strides, dilations and padding.
+    case pooling(PoolingGeometry)
 }
 
 /// What a graph node computes: an op kind (a row of the op table) and its attributes.
@@ -93,6 +97,10 @@ extension Op {
     package static func slice(_ dimensions: [SliceDimension]) -> Op { Op(.slice, .slice(dimensions)) }
     static func pad(_ padding: [Padding], value: Double) -> Op { Op(.pad, .padding(padding, value: value)) }
     static func gelu(_ approximation: GELUApproximation) -> Op { Op(.gelu, .gelu(approximation)) }
+    package static func convolution(_ geometry: ConvolutionGeometry, transposed: Bool = false) -> Op {
+        Op(transposed ? .convolutionTranspose : .convolution, .convolution(geometry))
+    }
+    package static func pooling(_ kind: OpKind, _ geometry: PoolingGeometry) -> Op { Op(kind, .pooling(geometry)) }
 }
 
 // Typed reads of the attributes; each gives a neutral value for an op of another shape, which
@@ -103,7 +111,7 @@ extension Op {
         switch attributes {
         case .axes(let axes, _): axes
         case .axis(let axis), .normalization(let axis, _): [axis]
-        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu: []
+        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling: []
         }
     }
 
@@ -166,5 +174,17 @@ extension Op {
     var geluApproximation: GELUApproximation {
         if case .gelu(let approximation) = attributes { return approximation }
         return .none
+    }
+
+    /// A convolution's geometry (no strides, so no spatial axes, for an op of another shape).
+    var convolutionGeometry: ConvolutionGeometry {
+        if case .convolution(let geometry) = attributes { return geometry }
+        return ConvolutionGeometry(strides: [], dilations: [], padding: [], groups: 1, outputPadding: [])
+    }
+
+    /// A pooling's geometry (no window, so no spatial axes, for an op of another shape).
+    var poolingGeometry: PoolingGeometry {
+        if case .pooling(let geometry) = attributes { return geometry }
+        return PoolingGeometry(kernel: [], strides: [], dilations: [], padding: [], ceilMode: false, countsPadding: false)
     }
 }

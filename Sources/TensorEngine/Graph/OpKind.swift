@@ -46,6 +46,8 @@ package enum OpCategory: String, Sendable, Hashable, CaseIterable {
     case lineWise
     /// Matrix products.
     case matmul
+    /// Windows sliding over the spatial axes of `[N, C, spatial...]`: convolutions and pooling.
+    case window
     /// A new view of the same memory: free, no kernel.
     case view
     /// Moves data into a new buffer (copies, padding, concatenation, gathers).

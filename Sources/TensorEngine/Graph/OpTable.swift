@@ -26,6 +26,8 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     case cumulativeSum, cumulativeProduct, topK, softmax, logSoftmax, layerNorm
     // Matrix products
     case matmul
+    // Sliding windows over spatial axes
+    case convolution, convolutionTranspose, maxPool, averagePool
     // Views
     case reshape, permute, broadcast, slice
     // Data movement
@@ -138,6 +140,19 @@ extension OpKind {
                 name: caseName, category: .matmul, arity: .exactly(2), operandTypes: .uniform(.floats),
                 shape: ShapeRules.matmul, cost: CostRules.matmul, tolerance: .accumulating, semantics: .primitive,
                 samples: .cases(Samples.matmul))
+        case .convolution:
+            return OpDescriptor(
+                name: caseName, category: .window, arity: .atLeast(2), operandTypes: .uniform(.floats),
+                shape: ShapeRules.convolution, cost: CostRules.convolution, tolerance: .accumulating,
+                semantics: .primitive, samples: .cases(Samples.convolution))
+        case .convolutionTranspose:
+            return OpDescriptor(
+                name: caseName, category: .window, arity: .atLeast(2), operandTypes: .uniform(.floats),
+                shape: ShapeRules.convolutionTranspose, cost: CostRules.convolutionTranspose, tolerance: .accumulating,
+                semantics: .composite(Decomposition(build: Decompositions.convolutionTranspose)),
+                samples: .cases(Samples.convolutionTranspose))
+        case .maxPool: return pooling(.numeric, tolerance: .exact, Samples.maxPool)
+        case .averagePool: return pooling(.floats, tolerance: .accumulating, Samples.averagePool)
         case .reshape:
             return view(ShapeRules.reshape, Samples.reshape) { op, layout in layout.reshaped(op.targetShape) }
         case .permute:
@@ -230,6 +245,15 @@ extension OpKind {
             shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: self == .layerNorm ? 8 : 14),
             tolerance: .normalizing, semantics: .composite(Decomposition(build: decomposition)), samples: .lines(sample)
         )
+    }
+
+    private func pooling(
+        _ types: ScalarTypeSet, tolerance: ToleranceRule, _ samples: [ParitySample]
+    ) -> OpDescriptor {
+        OpDescriptor(
+            name: caseName, category: .window, arity: .exactly(1), operandTypes: .uniform(types),
+            shape: ShapeRules.pooling, cost: CostRules.pooling, tolerance: tolerance, semantics: .primitive,
+            samples: .cases(samples))
     }
 
     private func view(

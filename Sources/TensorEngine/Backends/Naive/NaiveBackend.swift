@@ -42,6 +42,12 @@ package final class NaiveBackend: Backend {
         registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in
             try backend.matmul(inputs[0], inputs[1], output)
         }
+        registry.register(.convolution) { backend, op, inputs, output throws(TensorError) in
+            try backend.convolution(op.convolutionGeometry, inputs, output)
+        }
+        registry.register([.maxPool, .averagePool]) { backend, op, inputs, output throws(TensorError) in
+            try backend.pooling(op.kind, op.poolingGeometry, inputs[0], output)
+        }
         registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in
             try backend.copy(inputs[0], output)
         }

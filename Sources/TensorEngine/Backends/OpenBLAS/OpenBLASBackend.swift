@@ -66,6 +66,15 @@ package final class OpenBLASBackend: Backend {
         registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
             try backend.matmul(inputs[0], inputs[1], output)
         }
+        let fewSpatialAxes = KernelCondition<OpenBLASBackend> { _, query in
+            query.output.shape.count - 2 <= WindowShape3D.maxSpatialRank ? nil : "more than 3 spatial axes"
+        }
+        registry.register(.convolution, when: KernelCondition.float32.and(fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
+            try backend.convolution(op.convolutionGeometry, inputs, output)
+        }
+        registry.register([.maxPool, .averagePool], when: KernelCondition.float32.and(fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
+            try backend.pooling(op.kind, op.poolingGeometry, inputs[0], output)
+        }
         registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in
             let (result, buffer) = try backend.allocate(output, for: "contiguous")
             StridedCopy.copy(try OpenBLASBackend.pointer(inputs[0]), inputs[0].layout, to: buffer.pointer, elementSize: output.scalarType.byteCount)

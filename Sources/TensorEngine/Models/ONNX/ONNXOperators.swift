@@ -6,7 +6,7 @@ enum ONNXOperators {
         var table: [String: ONNXOperator] = [:]
         for family in [
             elementwise, activations, shape, movement, math, normalization, indexing, attention, losses, padding,
-            resizing,
+            resizing, convolution,
         ] {
             table.merge(family) { first, _ in first }
         }

@@ -1,0 +1,187 @@
+import COpenBLAS
+
+extension OpenBLASBackend {
+    /// A convolution as matrix products: per batch and group, `Y[M/g, out] = W[M/g, C/g·k] ·
+    /// cols[C/g·k, out]`, where `cols` holds each output position's receptive field (im2col, built
+    /// in blocks of output rows so it stays in cache, by all cores). A 1×1 convolution at stride 1
+    /// without padding reads the input itself as `cols`; a depthwise convolution (one input channel
+    /// per output channel) runs a direct kernel instead, one output plane per task. The bias is
+    /// written first and the products accumulate onto it.
+    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, for: "convolution")
+        guard output.elementCount > 0 else { return result }
+        let (x, xOwner) = try contiguous(inputs[0])
+        let (w, wOwner) = try contiguous(inputs[1])
+        let (input, weight) = (inputs[0].shape, inputs[1].shape)
+        let shape = WindowShape3D(
+            input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)), output: Array(output.shape.dropFirst(2)),
+            strides: geometry.strides, dilations: geometry.dilations, padding: geometry.padding)
+        let out = buffer.elements(as: Float.self)
+        let (batch, channels, outChannels) = (input[0], input[1], output.shape[1])
+        let groups = geometry.groups
+        let (inPerGroup, outPerGroup) = (channels / groups, outChannels / groups)
+        let planeCount = shape.outputCount
+        // The bias first, in every output plane (the products add onto it).
+        if inputs.count > 2 {
+            let (b, bOwner) = try contiguous(inputs[2])
+            let bias = b.assumingMemoryBound(to: Float.self)
+            for plane in 0..<(batch * outChannels) {
+                (out + plane * planeCount).update(repeating: bias[plane % outChannels], count: planeCount)
+            }
+            withExtendedLifetime(bOwner) {}
+        } else {
+            out.update(repeating: 0, count: output.elementCount)
+        }
+        let source = UnsafePointer(x.assumingMemoryBound(to: Float.self))
+        let filters = UnsafePointer(w.assumingMemoryBound(to: Float.self))
+        if inPerGroup == 1 {
+            Self.depthwise(source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
+        } else {
+            try gemmConvolution(
+                source, filters, out, shape, batch: batch, channels: channels, groups: groups, outPerGroup: outPerGroup)
+        }
+        withExtendedLifetime((xOwner, wOwner)) {}
+        return result
+    }
+
+    private func gemmConvolution(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        batch: Int, channels: Int, groups: Int, outPerGroup: Int
+    ) throws(TensorError) {
+        let inPerGroup = channels / groups
+        let reduction = inPerGroup * shape.kernelCount
+        let (inCount, outCount) = (shape.inputCount, shape.outputCount)
+        guard reduction < Int(Int32.max), outCount < Int(Int32.max), outPerGroup < Int(Int32.max) else {
+            throw TensorError(.unsupported, op: "convolution", message: "a product dimension of 2^31 or more exceeds BLAS's indices")
+        }
+        let pointwise = shape.kernelCount == 1 && shape.strides == SIMD3(1, 1, 1) && shape.before == SIMD3(0, 0, 0)
+            && shape.input == shape.output
+        // Whole output rows per block, about 4 MiB of columns.
+        let rowsTotal = shape.output[0] * shape.output[1]
+        let rowsPerBlock = Swift.max(1, Swift.min(rowsTotal, (1 << 20) / Swift.max(1, reduction * shape.output[2])))
+        let columnsBuffer =
+            pointwise ? nil : try HostBuffer(byteCount: reduction * rowsPerBlock * shape.output[2] * 4, op: "convolution")
+        BLASThreads.use(Parallel.workers)
+        for n in 0..<batch {
+            for group in 0..<groups {
+                let input = x + (n * channels + group * inPerGroup) * inCount
+                let filters = w + group * outPerGroup * reduction
+                let result = out + (n * groups + group) * outPerGroup * outCount
+                guard let columnsBuffer else {
+                    cblas_sgemm(
+                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(outCount), Int32(reduction), 1,
+                        filters, Int32(reduction), input, Int32(outCount), 1, result, Int32(outCount))
+                    continue
+                }
+                let columns = columnsBuffer.elements(as: Float.self)
+                for firstRow in stride(from: 0, to: rowsTotal, by: rowsPerBlock) {
+                    let rows = firstRow..<Swift.min(rowsTotal, firstRow + rowsPerBlock)
+                    let width = rows.count * shape.output[2]
+                    Self.im2col(input, columns, shape, channels: inPerGroup, rows: rows)
+                    cblas_sgemm(
+                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(width), Int32(reduction), 1,
+                        filters, Int32(reduction), columns, Int32(width), 1, result + firstRow * shape.output[2],
+                        Int32(outCount))
+                }
+            }
+        }
+        withExtendedLifetime(columnsBuffer) {}
+    }
+
+    /// `cols[(c, kd, kh, kw), (row, ow)]` for the output rows `rows` (flat `od·outH + oh`): the
+    /// input element each tap of each output position reads, or 0 in the padding. Rows of `cols`
+    /// are split across the cores.
+    private static func im2col(
+        _ x: UnsafePointer<Float>, _ columns: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, channels: Int,
+        rows: Range<Int>
+    ) {
+        let width = rows.count * shape.output[2]
+        let taps = shape.kernelCount
+        let count = channels * taps
+        let parts = Parallel.workerCount(forElements: count * width)
+        Parallel.forEachRange(count, parts: parts) { range in
+            for row in range {
+                let (channel, tap) = row.quotientAndRemainder(dividingBy: taps)
+                let kd = tap / (shape.kernel[1] * shape.kernel[2])
+                let kh = tap / shape.kernel[2] % shape.kernel[1]
+                let kw = tap % shape.kernel[2]
+                let plane = x + channel * shape.inputCount
+                let validW = shape.validOutputs(2, tap: kw)
+                let inputW = kw * shape.dilations[2] - shape.before[2]
+                var target = columns + row * width
+                for outputRow in rows {
+                    let (od, oh) = outputRow.quotientAndRemainder(dividingBy: shape.output[1])
+                    let id = od * shape.strides[0] - shape.before[0] + kd * shape.dilations[0]
+                    let ih = oh * shape.strides[1] - shape.before[1] + kh * shape.dilations[1]
+                    let outW = shape.output[2]
+                    guard (0..<shape.input[0]).contains(id), (0..<shape.input[1]).contains(ih), !validW.isEmpty else {
+                        target.update(repeating: 0, count: outW)
+                        target += outW
+                        continue
+                    }
+                    let line = plane + (id * shape.input[1] + ih) * shape.input[2] + inputW
+                    target.update(repeating: 0, count: validW.lowerBound)
+                    let stride = shape.strides[2]
+                    if stride == 1 {
+                        (target + validW.lowerBound).update(from: line + validW.lowerBound, count: validW.count)
+                    } else {
+                        for ow in validW { target[ow] = line[ow * stride] }
+                    }
+                    (target + validW.upperBound).update(repeating: 0, count: outW - validW.upperBound)
+                    target += outW
+                }
+            }
+        }
+    }
+
+    /// Each output plane `(n, m)` from its one input channel `m / multiplier`: for every tap,
+    /// the weight times the input rows it reads, added along whole output rows.
+    private static func depthwise(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        planes: Int, channels: Int, multiplier: Int
+    ) {
+        let outChannels = channels * multiplier
+        let taps = shape.kernelCount
+        let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: taps)
+        Parallel.forEachRange(planes, parts: parts) { range in
+            for plane in range {
+                let (n, m) = plane.quotientAndRemainder(dividingBy: outChannels)
+                let input = x + (n * channels + m / multiplier) * shape.inputCount
+                let filter = w + m * taps
+                let result = out + plane * shape.outputCount
+                for kd in 0..<shape.kernel[0] {
+                    for kh in 0..<shape.kernel[1] {
+                        for kw in 0..<shape.kernel[2] {
+                            let weight = filter[(kd * shape.kernel[1] + kh) * shape.kernel[2] + kw]
+                            let validW = shape.validOutputs(2, tap: kw)
+                            guard !validW.isEmpty else { continue }
+                            let inputW = kw * shape.dilations[2] - shape.before[2]
+                            for od in shape.validOutputs(0, tap: kd) {
+                                let id = od * shape.strides[0] - shape.before[0] + kd * shape.dilations[0]
+                                for oh in shape.validOutputs(1, tap: kh) {
+                                    let ih = oh * shape.strides[1] - shape.before[1] + kh * shape.dilations[1]
+                                    let line = input + (id * shape.input[1] + ih) * shape.input[2] + inputW
+                                    let target = result + (od * shape.output[1] + oh) * shape.output[2]
+                                    addScaled(line, weight, target, validW, stride: shape.strides[2])
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `target[o] += weight · line[o·stride]` for `o` in `range`.
+    @inline(__always)
+    private static func addScaled(
+        _ line: UnsafePointer<Float>, _ weight: Float, _ target: UnsafeMutablePointer<Float>, _ range: Range<Int>,
+        stride: Int
+    ) {
+        if stride == 1 {
+            for o in range { target[o] += weight * line[o] }
+        } else {
+            for o in range { target[o] += weight * line[o * stride] }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+// The cost formulas of the sliding-window ops.
+
+extension CostRules {
+    /// A convolution: 2·(C/groups)·(kernel elements) FLOPs per output, priced as a matrix product
+    /// (backends lower it to one: im2col or implicit GEMM) when both the reduction and the output
+    /// channels per group are wide enough to block; a depthwise or narrow convolution streams.
+    static let convolution: CostRule = { op, inputs, output in
+        let weight = inputs.count > 1 ? inputs[1].signature.shape : []
+        let reduction = weight.dropFirst().reduce(1, *)
+        let channelsPerGroup = (weight.first ?? 0) / Swift.max(1, op.convolutionGeometry.groups)
+        let blocked = reduction >= 16 && channelsPerGroup >= 16
+        return streaming(
+            op, inputs, output, flopsPerElement: 2 * Double(reduction), costClass: blocked ? .matmul : .elementwise)
+    }
+
+    /// A transposed convolution does the work of the convolution it transposes: 2·(M/groups)·
+    /// (kernel elements) FLOPs per input element.
+    static let convolutionTranspose: CostRule = { op, inputs, output in
+        let input = inputs.first?.signature ?? output
+        let weight = inputs.count > 1 ? inputs[1].signature.shape : []
+        let perInput = weight.dropFirst().reduce(1, *)
+        var result = streaming(op, inputs, output, flopsPerElement: 0, costClass: perInput >= 16 ? .matmul : .elementwise)
+        result.cost.flops = 2 * Double(perInput) * Double(input.elementCount)
+        return result
+    }
+
+    /// A pooling: one FLOP per window position, a line per output.
+    static let pooling: CostRule = { op, inputs, output in
+        let window = op.poolingGeometry.kernel.reduce(1, *)
+        var result = streaming(op, inputs, output, flopsPerElement: Double(window), costClass: .reduction)
+        result.cost.lines = Double(output.elementCount)
+        return result
+    }
+}
