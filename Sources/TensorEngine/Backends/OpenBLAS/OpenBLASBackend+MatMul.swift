@@ -26,7 +26,7 @@ extension OpenBLASBackend {
         return (MatrixOperand(pointer: base, transposed: true, leading: max(columnStride, rows, 1)), batch.elementOffsets())
     }
 
-    /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, `sgemv` when m or n is 1, `sdot` when both are.
+    /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, a vector·matrix loop when m is 1, `sgemv` when n is 1.
     func matmul(_ a: Value, _ b: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "matmul")
         let rank = a.layout.rank
@@ -46,6 +46,17 @@ extension OpenBLASBackend {
         let (x, xBatches) = try operand(left, rows: m, columns: k)
         let (y, yBatches) = try operand(right, rows: k, columns: n)
         let offsets = Array(zip(xBatches, yBatches))
+        if m == 1, n > 1, offsets.count == 1 {
+            // One vector·matrix product: its columns split across the cores.
+            let incA = x.transposed ? x.leading : 1
+            let (a, b) = (x.pointer + offsets[0].0, y.pointer + offsets[0].1)
+            let parts = Parallel.workerCount(forElements: n * k)
+            Parallel.forEachRange(n, parts: parts, alignment: MatmulSplit.tile) { range in
+                VectorMatrix.multiply(a, incA: incA, b, transposed: y.transposed, leading: y.leading, out, columns: range, k: k)
+            }
+            withExtendedLifetime((left, right)) {}
+            return result
+        }
         let split = MatmulSplit(batches: offsets.count, m: m, n: n, k: k)
         BLASThreads.use(split.libraryThreads)
         Parallel.forEachRange(split.extent, parts: split.parts, alignment: split.alignment) { range in
@@ -73,8 +84,8 @@ extension OpenBLASBackend {
         return result
     }
 
-    /// One product `C[m, n] = A[m, k] · B[k, n]` with C's rows `ldc` apart: `sgemm`, or `sgemv`
-    /// when m or n is 1, or `sdot` when both are.
+    /// One product `C[m, n] = A[m, k] · B[k, n]` with C's rows `ldc` apart: `sgemm`, or a
+    /// vector·matrix loop when m is 1, `sgemv` when n is 1, or `sdot` when both are.
     private static func product(_ x: MatrixOperand, _ pa: UnsafePointer<Float>, _ y: MatrixOperand, _ pb: UnsafePointer<Float>,
                                 _ c: UnsafeMutablePointer<Float>, m: Int, n: Int, k: Int, ldc: Int) {
         if m == 1 && n == 1 {
@@ -82,10 +93,9 @@ extension OpenBLASBackend {
             let incB = y.transposed ? 1 : y.leading
             c[0] = cblas_sdot(Int32(k), pa, Int32(incA), pb, Int32(incB))
         } else if m == 1 {
-            // y = Bᵀ·a: B row-major [k, n] is "transposed"; a stored Bᵀ is a plain [n, k].
+            // Every column in the same order (see VectorMatrix), not sgemv's edge kernel.
             let incA = x.transposed ? x.leading : 1
-            cblas_sgemv(CblasRowMajor, y.transposed ? CblasNoTrans : CblasTrans, Int32(y.transposed ? n : k), Int32(y.transposed ? k : n),
-                        1, pb, Int32(y.leading), pa, Int32(incA), 0, c, 1)
+            VectorMatrix.multiply(pa, incA: incA, pb, transposed: y.transposed, leading: y.leading, c, columns: 0..<n, k: k)
         } else if n == 1 {
             let incB = y.transposed ? 1 : y.leading
             cblas_sgemv(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, Int32(x.transposed ? k : m), Int32(x.transposed ? m : k),

@@ -3,7 +3,7 @@ import Foundation
 /// The kernel files of `kernels/`, one family each. Every program is `common.cl` followed by one
 /// family's file (and, for elementwise, a generated kernel).
 enum KernelFamily: String, Sendable, Hashable, CaseIterable {
-    case elementwise, copy, reduce, softmax, norm, scan, topk, gather, matmul
+    case elementwise, copy, reduce, softmax, norm, scan, topk, gather, matmul, window
 
     /// The prelude every program starts with.
     static let commonFile = "common"
@@ -53,6 +53,11 @@ package enum KernelName: String, Sendable, Hashable {
     case matmulTiled = "matmul_tiled"
     case matmulBlocked = "matmul_blocked"
     case matmulPackB = "matmul_pack_b"
+    case convolutionDirect = "convolution_direct"
+    case im2col
+    case addChannelBias = "add_channel_bias"
+    case maxPool = "max_pool"
+    case averagePool = "average_pool"
     /// The generated kernel of an elementwise op or fused region.
     case elementwise = "te_elementwise"
     /// The eight-wide form of the generated kernel (CPU devices, no strided operand).

@@ -1,6 +1,6 @@
 /// A sliding window's sizes on up to three spatial axes, padded in front to exactly three
-/// (`depth`, `height`, `width`; a missing axis has extent 1 and a 1-tap window): the CPU kernels'
-/// view of every 1-, 2- and 3-D convolution and pooling.
+/// (`depth`, `height`, `width`; a missing axis has extent 1 and a 1-tap window): the CPU
+/// and OpenCL kernels' view of every 1-, 2- and 3-D convolution and pooling.
 struct WindowShape3D {
     var input: SIMD3<Int>
     var kernel: SIMD3<Int>
