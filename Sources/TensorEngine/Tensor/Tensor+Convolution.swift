@@ -39,7 +39,7 @@ public enum ConvolutionPadding: Sendable {
             let lower = if case .sameLower = self { true } else { false }
             return try (0..<rank).map { axis throws(RuleViolation) in
                 let (stride, extent) = (strides[axis], extents[axis])
-                let windows = (extent + stride - 1) / stride
+                let windows = extent / stride + (extent % stride == 0 ? 0 : 1)
                 let (span, overflow) = dilations[axis].multipliedReportingOverflow(by: kernel[axis] - 1)
                 guard !overflow, let needed = Tensor.checkedSum([Swift.max(windows - 1, 0) * stride, span, 1]) else {
                     throw RuleViolation(.tooLarge, "the window overflows an Int")

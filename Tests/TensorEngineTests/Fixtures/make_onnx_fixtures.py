@@ -256,23 +256,21 @@ def tiny_shape_subgraph(rng):
 
 
 def unsupported_ops(rng):
-    # Conv and MaxPool (standard domain) and com.example.Frobnicate (custom domain), with a
-    # supported Relu in between and Conv used twice, so a complete error lists four nodes.
-    w0 = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
-    w1 = rng.standard_normal((1, 1, 3, 3)).astype(np.float32)
+    # LpPool and GlobalLpPool (standard domain) and com.example.Frobnicate (custom domain), with a
+    # supported Relu in between and LpPool used twice, so a complete error lists four nodes.
+    del rng  # no weights
     nodes = [
-        helper.make_node("Conv", ["x", "conv_0_w"], ["c0"], name="conv_0", pads=[1, 1, 1, 1]),
+        helper.make_node("LpPool", ["x"], ["c0"], name="lppool_0", kernel_shape=[1, 1]),
         helper.make_node("Relu", ["c0"], ["r0"], name="relu_0"),
-        helper.make_node("MaxPool", ["r0"], ["p0"], name="pool_0", kernel_shape=[2, 2], strides=[2, 2]),
-        helper.make_node("Conv", ["p0", "conv_1_w"], ["c1"], name="conv_1", pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalLpPool", ["r0"], ["p0"], name="pool_0"),
+        helper.make_node("LpPool", ["p0"], ["c1"], name="lppool_1", kernel_shape=[1, 1]),
         helper.make_node("Frobnicate", ["c1"], ["y"], name="frobnicate_0", domain="com.example"),
     ]
     graph = helper.make_graph(
         nodes,
         "unsupported_ops",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2])],
-        initializer=[numpy_helper.from_array(w0, "conv_0_w"), numpy_helper.from_array(w1, "conv_1_w")],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1, 1])],
     )
     model = helper.make_model(
         graph,
@@ -288,9 +286,9 @@ def unsupported_ops(rng):
         "file": name,
         "graph_inputs": {"x": [1, 1, 4, 4]},
         "unsupported_nodes": [
-            {"name": "conv_0", "op_type": "Conv", "domain": ""},
-            {"name": "pool_0", "op_type": "MaxPool", "domain": ""},
-            {"name": "conv_1", "op_type": "Conv", "domain": ""},
+            {"name": "lppool_0", "op_type": "LpPool", "domain": ""},
+            {"name": "pool_0", "op_type": "GlobalLpPool", "domain": ""},
+            {"name": "lppool_1", "op_type": "LpPool", "domain": ""},
             {"name": "frobnicate_0", "op_type": "Frobnicate", "domain": "com.example"},
         ],
         "supported_nodes": [{"name": "relu_0", "op_type": "Relu", "domain": ""}],
