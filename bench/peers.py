@@ -13,6 +13,9 @@ Each framework runs only when it is installed. To install them in a virtual envi
 
 The minilm-* workloads (all-MiniLM-L6-v2, fetched by scripts/fetch-model.sh) run through
 sentence-transformers' `encode` on PyTorch, as `torch` rows, when it and the model are present.
+The onnx-* workloads run in onnxruntime only: onnx-minilm-* on the MiniLM exports, onnx-conv3x3-64,
+onnx-conv1x1-256, onnx-depthwise3x3-32 and onnx-resnet-block-64 on bench/models/*.onnx (written by
+bench/make_conv_models.py), onnx-light-* on ONNX's light test models (scripts/fetch-onnx-tests.sh).
 
 The workloads mirror Sources/TensorEngineChecks/Workload.swift (names, shapes, quick flags,
 FLOP and byte counts); change both together. Timing follows tensorbench: the first run apart,
@@ -74,6 +77,19 @@ WORKLOADS = [
     spec("onnx-minilm-l3-b32", False, 2 * 32 * 20 * 3 * (4 * 384 * 384 + 2 * 384 * 1536), 3 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     spec("onnx-minilm-l6-b1", False, 2 * 12 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     spec("onnx-minilm-l6-b32", False, 2 * 32 * 20 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
+    # FLOPs: 2 * output elements * input channels per group * kernel elements, summed over the Conv nodes;
+    # bytes: weights (and biases, BatchNorm parameters) + input + output. bench/make_conv_models.py prints
+    # both for each model, from onnx shape inference.
+    spec("onnx-conv3x3-64", True, 2 * 64 * 56 * 56 * 64 * 9, (64 * 64 * 9 + 64 + 2 * 64 * 56 * 56) * 4, False),
+    spec("onnx-conv1x1-256", False, 2 * 64 * 56 * 56 * 256,
+         (256 * 64 + 64 + 256 * 56 * 56 + 64 * 56 * 56) * 4, False),
+    spec("onnx-depthwise3x3-32", False, 2 * 32 * 112 * 112 * 9, (32 * 9 + 32 + 2 * 32 * 112 * 112) * 4, True),
+    spec("onnx-resnet-block-64", False, 2 * (2 * 64 * 56 * 56 * 64 * 9),
+         (2 * (64 * 64 * 9 + 64) + 2 * 4 * 64 + 2 * 64 * 56 * 56) * 4, False),
+    # ONNX's light models: the same sums over their 53 and 26 Conv nodes, with the weights their
+    # ConstantOfShape nodes make; input [1, 3, 224, 224], outputs [1, 1000] and [1, 1000, 1, 1].
+    spec("onnx-light-resnet50", False, 8_174_272_512, 103_046_720, False),
+    spec("onnx-light-squeezenet", False, 698_303_872, 5_548_096, False),
     spec("dispatch-1000", True, 1000, 8, False),
 ]
 
@@ -125,6 +141,21 @@ MINILM_SENTENCES = {
     "minilm-b1": ["A man is playing a guitar on the stage."],
     "minilm-b32": MINILM_BATCH,
 }
+
+
+# The onnx-* workloads on bench/models/<name without onnx->.onnx (written by bench/make_conv_models.py).
+CONV_MODELS = ("onnx-conv3x3-64", "onnx-conv1x1-256", "onnx-depthwise3x3-32", "onnx-resnet-block-64")
+
+
+def onnx_file(name):
+    """The model file of an onnx-conv* / onnx-resnet-block-* / onnx-light-* workload, or None."""
+    if name in CONV_MODELS:
+        return os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", name[len("onnx-"):] + ".onnx")
+    if name.startswith("onnx-light-"):
+        folder = os.environ.get("TENSORENGINE_ONNX_TESTS_DIR") or os.path.expanduser(
+            "~/.cache/tensorengine/onnx-tests/onnx-1.22.0")
+        return os.path.join(folder, "light", f"light_{name[len('onnx-light-'):]}.onnx")
+    return None
 
 
 def onnx_workload(name):
@@ -186,7 +217,7 @@ class NumPyPeer:
     def inputs(self, name):
         if name in MINILM_SENTENCES:
             raise Unsupported("unsupported", "sentence embedding runs through sentence-transformers on PyTorch (the torch row)")
-        if onnx_workload(name):
+        if onnx_workload(name) or onnx_file(name):
             raise Unsupported("unsupported", "ONNX models run through onnxruntime (the onnxruntime row)")
         np = self.np
         rng = np.random.default_rng(1)
@@ -278,7 +309,7 @@ class TorchPeer(NumPyPeer):
     def inputs(self, name):
         if name in MINILM_SENTENCES:
             return [self.sentence_transformer()]
-        if onnx_workload(name):
+        if onnx_workload(name) or onnx_file(name):
             raise Unsupported("unsupported", "ONNX models run through onnxruntime (the onnxruntime row)")
         return [self.torch.from_numpy(self.np.ascontiguousarray(a)) for a in NumPyPeer.inputs(self, name)]
 
@@ -352,8 +383,10 @@ class TorchPeer(NumPyPeer):
 
 
 class OnnxRuntimePeer:
-    """onnxruntime's CPU execution provider on the onnx-minilm-* models, one InferenceSession per
-    workload (untimed), intra-op threads as --threads; each run is session.run on the token ids."""
+    """onnxruntime's CPU execution provider on the onnx-* models, one InferenceSession per workload
+    (untimed), intra-op threads as --threads; each run is session.run of all outputs, on the token ids
+    (onnx-minilm-*) or on one float32 input of the model's declared shape: seeded standard normal for
+    the bench/models ones, and the ONNX test runner's dummy data, arange(n) / n, for onnx-light-*."""
     name = "onnxruntime"
     threads = 2
 
@@ -365,7 +398,35 @@ class OnnxRuntimePeer:
         self.version = onnxruntime.__version__
         self.note = f"CPUExecutionProvider, intra_op_num_threads={self.threads}, default graph optimizations"
 
+    def session(self, path):
+        options = self.ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: the light models' unused initializers are warned about
+        return self.ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+    def file_inputs(self, name, path):
+        if not os.path.isfile(path):
+            fetch = "scripts/fetch-onnx-tests.sh, or set TENSORENGINE_ONNX_TESTS_DIR" if name.startswith(
+                "onnx-light-") else "python3 bench/make_conv_models.py"
+            raise Unsupported("no model", f"{path} not found ({fetch})")
+        session = self.session(path)
+        (declared,) = session.get_inputs()
+        shape = tuple(declared.shape)
+        if not all(isinstance(d, int) for d in shape):
+            raise Unsupported("unsupported", f"{declared.name} has symbolic dims {list(shape)}")
+        np = self.np
+        if name.startswith("onnx-light-"):
+            n = int(np.prod(shape))
+            x = (np.arange(n).reshape(shape) / n).astype(np.float32)
+        else:
+            x = np.random.default_rng(1).standard_normal(shape, dtype=np.float32)
+        return [session, {declared.name: x}]
+
     def inputs(self, name):
+        path = onnx_file(name)
+        if path:
+            return self.file_inputs(name, path)
         workload = onnx_workload(name)
         if not workload:
             raise Unsupported("unsupported", "onnxruntime runs only the onnx-* workloads here")
@@ -379,10 +440,7 @@ class OnnxRuntimePeer:
             raise Unsupported("not installed", f"transformers (for the tokenizer) is not installed ({error})")
         tokenizer = AutoTokenizer.from_pretrained(model_folder())
         encoded = tokenizer(MINILM_SENTENCES[sentences], padding=True, return_tensors="np")
-        options = self.ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        session = self.ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        session = self.session(path)
         names = {i.name for i in session.get_inputs()}
         feeds = {key: value.astype(self.np.int64) for key, value in encoded.items() if key in names}
         return [session, feeds]

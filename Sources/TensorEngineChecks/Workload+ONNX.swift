@@ -1,16 +1,30 @@
 import Foundation
 import TensorEngine
 
-/// An ONNX model workload: the `minilm-*` sentences tokenized once (untimed, with the model's
-/// uncased BERT vocabulary), then each run is one ``ONNXModel/prediction(from:policy:)`` with every
-/// output read back.
+/// An ONNX model workload: its inputs made once (untimed: the `minilm-*` sentences tokenized with
+/// the model's uncased BERT vocabulary, or an image), then each run is one
+/// ``ONNXModel/prediction(from:policy:)`` with every output read back.
 package struct ONNXWorkload: Sendable {
     /// Which export runs.
-    package enum Export: String, Sendable {
+    package enum Export: Sendable, Hashable {
         /// paraphrase-MiniLM-L3-v2 (a torch 2.3 export, from PyPI; scripts/fetch-onnx-model.sh).
-        case miniLML3 = "l3"
+        case miniLML3
         /// all-MiniLM-L6-v2 exported by scripts/export_minilm_onnx.py (needs torch).
-        case miniLML6 = "l6"
+        case miniLML6
+        /// `bench/models/NAME.onnx`, written by bench/make_conv_models.py (committed).
+        case bench(String)
+        /// ONNX's light model `light/light_NAME.onnx` (scripts/fetch-onnx-tests.sh).
+        case light(String)
+
+        /// The export's part of a workload name (`l3`, `conv3x3-64`, `light-resnet50`).
+        package var key: String {
+            switch self {
+            case .miniLML3: "l3"
+            case .miniLML6: "l6"
+            case .bench(let name): name
+            case .light(let name): "light-\(name)"
+            }
+        }
 
         /// Where the model file is.
         package var url: URL {
@@ -25,6 +39,14 @@ package struct ONNXWorkload: Sendable {
                 return URL(fileURLWithPath: folder).appendingPathComponent("model.onnx")
             case .miniLML6:
                 return SentenceEmbedder.defaultFolder.appendingPathComponent("model.onnx")
+            case .bench(let name):
+                // From the current directory (the repository root), else beside these sources.
+                let relative = "bench/models/\(name).onnx"
+                if FileManager.default.fileExists(atPath: relative) { return URL(fileURLWithPath: relative) }
+                return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent(relative)
+            case .light(let name):
+                return ONNXConformance.directory().appendingPathComponent("light/light_\(name).onnx")
             }
         }
 
@@ -32,20 +54,51 @@ package struct ONNXWorkload: Sendable {
             switch self {
             case .miniLML3: "run scripts/fetch-onnx-model.sh"
             case .miniLML6: "run scripts/fetch-minilm-onnx.sh (the export needs torch)"
+            case .bench: "run bench/make_conv_models.py"
+            case .light: "run scripts/fetch-onnx-tests.sh"
             }
         }
     }
 
-    package let export: Export
-    package let sentences: [String]
+    /// What the model is fed.
+    package enum Inputs: Sendable {
+        /// Sentences, tokenized (the tokenizer is all-MiniLM-L6-v2's, the same uncased vocabulary).
+        case sentences([String])
+        /// Each input standard normal (seeded), in its declared shape.
+        case normal
+        /// ONNX's runner inputs for the light models: `arange(n) / n` in the declared shape.
+        case ramp
+    }
 
-    /// The model and its inputs (the tokenizer is all-MiniLM-L6-v2's, the same uncased vocabulary);
-    /// throws ``ONNXModelMissing`` when the model file is absent.
+    package let export: Export
+    package let inputs: Inputs
+
+    /// The model and its inputs; throws ``ONNXModelMissing`` when the model file is absent.
     package func load() throws -> (ONNXModel, [String: Tensor]) {
         guard FileManager.default.fileExists(atPath: export.url.path) else {
             throw ONNXModelMissing(url: export.url, remedy: export.howToGet)
         }
         let model = try ONNXModel(contentsOf: export.url)
+        let sentences: [String]
+        switch inputs {
+        case .sentences(let texts): sentences = texts
+        case .normal, .ramp:
+            var feeds: [String: Tensor] = [:]
+            for (index, input) in model.inputDescriptions.enumerated() {
+                let shape = (input.multiArrayConstraint?.shape ?? []).map { dimension -> Int in
+                    if case .fixed(let size) = dimension { return size }
+                    return 1
+                }
+                let count = shape.reduce(1, *)
+                if case .ramp = inputs {
+                    feeds[input.name] = Tensor(shape: shape, scalars: (0..<count).map { Float(Double($0) / Double(count)) })
+                } else {
+                    feeds[input.name] = Workload.random(shape, seed: index + 1)
+                }
+            }
+            try Tensor.evaluateNow(Array(feeds.values))
+            return (model, feeds)
+        }
         let tokenizer = try WordPieceTokenizer(folder: SentenceEmbedder.defaultFolder)
         let batch = tokenizer.encodeBatch(sentences)
         var inputs: [String: Tensor] = ["input_ids": batch.ids, "attention_mask": batch.mask.cast(to: Int32.self)]
@@ -74,10 +127,45 @@ extension Workload {
         let flops = 2.0 * Double(texts.count * tokensPerSentence) * Double(layers) * Double(layerParameters)
         let model = export == .miniLML3 ? "paraphrase-MiniLM-L3-v2" : "all-MiniLM-L6-v2"
         return Workload(
-            name: "onnx-minilm-\(export.rawValue)-b\(texts.count)",
+            name: "onnx-minilm-\(export.key)-b\(texts.count)",
             summary:
                 "\(model) ONNX export on \(texts.count) tokenized sentence\(texts.count == 1 ? "" : "s"), every output read back",
             quick: quick, reference: .none, essentialBytes: layers * layerParameters * 4, flops: flops,
-            body: .onnxModel(ONNXWorkload(export: export, sentences: texts)))
+            body: .onnxModel(ONNXWorkload(export: export, inputs: .sentences(texts))))
     }
+
+    /// A convolutional model on one image: `bench/models/NAME.onnx` on a standard normal input,
+    /// or a light model on ONNX's runner input; FLOPs and bytes as bench/make_conv_models.py
+    /// counts them (2·outputs·C/groups·kernel per convolution; weights, input and output once).
+    static func onnxImage(
+        _ export: ONNXWorkload.Export, summary: String, flops: Double, bytes: Int, quick: Bool
+    ) -> Workload {
+        let inputs: ONNXWorkload.Inputs = if case .light = export { .ramp } else { .normal }
+        return Workload(
+            name: "onnx-\(export.key)", summary: summary, quick: quick, reference: .none, essentialBytes: bytes, flops: flops,
+            body: .onnxModel(ONNXWorkload(export: export, inputs: inputs)))
+    }
+
+    /// The convolution workloads, each beside an onnxruntime row of bench/peers.py.
+    static let convolutions: [Workload] = [
+        onnxImage(
+            .bench("conv3x3-64"), summary: "ONNX Conv 3×3 64→64, padding 1, on [1, 64, 56, 56], with bias",
+            flops: 231_211_008, bytes: 1_753_344, quick: true),
+        onnxImage(
+            .bench("conv1x1-256"), summary: "ONNX Conv 1×1 256→64 on [1, 256, 56, 56], with bias",
+            flops: 102_760_448, bytes: 4_079_872, quick: false),
+        onnxImage(
+            .bench("depthwise3x3-32"), summary: "ONNX depthwise Conv 3×3 (32 groups), padding 1, on [1, 32, 112, 112]",
+            flops: 7_225_344, bytes: 3_212_544, quick: false),
+        onnxImage(
+            .bench("resnet-block-64"),
+            summary: "ONNX ResNet basic block (conv-BN-relu-conv-BN-add-relu) on [1, 64, 56, 56]",
+            flops: 462_422_016, bytes: 1_903_104, quick: false),
+        onnxImage(
+            .light("resnet50"), summary: "ONNX light ResNet50 (constant weights) on [1, 3, 224, 224]",
+            flops: 8_174_272_512, bytes: 103_046_720, quick: false),
+        onnxImage(
+            .light("squeezenet"), summary: "ONNX light SqueezeNet (constant weights) on [1, 3, 224, 224]",
+            flops: 698_303_872, bytes: 5_548_096, quick: false),
+    ]
 }

@@ -193,6 +193,7 @@ extension Workload {
         onnxMiniLM(.miniLML3, .batch, quick: false),
         onnxMiniLM(.miniLML6, .single, quick: false),
         onnxMiniLM(.miniLML6, .batch, quick: false),
+    ] + convolutions + [
         Workload(
             name: "dispatch-1000", summary: "1000 tiny ops on scalars: the per-op overhead", quick: true, reference: .none,
             essentialBytes: 8, flops: 1000, makeInputs: { [Tensor(shape: [], scalars: [Float(0.5)])] },

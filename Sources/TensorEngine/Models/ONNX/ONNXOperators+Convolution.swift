@@ -4,8 +4,8 @@ extension ONNXOperators {
     static let convolution: [String: ONNXOperator] = [
         "Conv": ONNXOperator(lower: conv),
         "ConvTranspose": ONNXOperator(lower: convTranspose),
-        "MaxPool": ONNXOperator(since: 8, lower: maxPool),
-        "AveragePool": ONNXOperator(since: 7, lower: averagePool),
+        "MaxPool": ONNXOperator(lower: maxPool),
+        "AveragePool": ONNXOperator(lower: averagePool),
     ]
 
     /// The window attributes every sliding-window operator shares, for `rank` spatial axes.
