@@ -85,6 +85,34 @@ struct ConvolutionTests {
         #expect(pooled[0].isNaN && pooled[1] == 4)
     }
 
+    @Test func theRestOfTheCNNFamily() async throws {
+        let x = Tensor(shape: [1, 2, 1, 2], scalars: [-2, 3, -6, 6] as [Float])
+        #expect(try await x.leakyRelu(alpha: 0.5).shapedArray(of: Float.self).scalars == [-1, 3, -3, 6])
+        // hardSigmoid(x) = clamp(x/6 + 1/2, 0, 1): 1/6 at -2, 1 at 3, 0 at -6, 1 at 6.
+        let swish = try await x.hardSwish().shapedArray(of: Float.self).scalars
+        #expect(zip(swish, [-2.0 / 6, 3, 0, 6] as [Float]).allSatisfy { Swift.abs($0 - $1) <= 1e-6 })
+        let slopes = Tensor(shape: [2, 1, 1], scalars: [0.5, 0.25] as [Float])
+        #expect(try await x.prelu(slope: slopes).shapedArray(of: Float.self).scalars == [-1, 3, -1.5, 6])
+        // Channel 0 standardized with mean 1 and variance 4, channel 1 with mean 0 and variance 1.
+        let normalized = x.batchNormalized(
+            mean: Tensor([1, 0] as [Float]), variance: Tensor([4, 1] as [Float]), scale: Tensor([2, 1] as [Float]),
+            offset: Tensor([0, 1] as [Float]), epsilon: 0)
+        #expect(try await normalized.shapedArray(of: Float.self).scalars == [-3, 2, -5, 7])
+        // Each plane of two values standardized: -1 and 1, then scaled by 1 and 2.
+        let instance = x.instanceNormalized(scale: Tensor([1, 2] as [Float]), offset: Tensor([0, 0] as [Float]), epsilon: 0)
+        #expect(try await instance.shapedArray(of: Float.self).scalars == [-1, 1, -2, 2])
+        // Four channels of one pixel become a 2x2 block, and back.
+        let depth = Tensor(shape: [1, 4, 1, 1], scalars: [1, 2, 3, 4] as [Float])
+        let block = depth.depthToSpace(blockSize: 2)
+        #expect(block.shape == [1, 1, 2, 2])
+        #expect(try await block.shapedArray(of: Float.self).scalars == [1, 2, 3, 4])
+        #expect(try await block.spaceToDepth(blockSize: 2).shapedArray(of: Float.self).scalars == [1, 2, 3, 4])
+        #expect(depth.depthToSpace(blockSize: 3).error?.kind == .invalidArgument)
+        #expect(depth.depthToSpace(blockSize: Int.max).error?.kind == .invalidArgument)
+        #expect(x.batchNormalized(mean: Tensor([1] as [Float]), variance: Tensor([1] as [Float]),
+                                  scale: Tensor([1] as [Float]), offset: Tensor([1] as [Float])).error?.kind == .shapeMismatch)
+    }
+
     @Test func badGeometryIsATypedError() {
         let x = Tensor(zeros: [1, 4, 5, 5], scalarType: Float.self)
         let w = Tensor(zeros: [2, 4, 3, 3], scalarType: Float.self)

@@ -56,9 +56,10 @@ extension OpenBLASBackend {
         }
         let pointwise = shape.kernelCount == 1 && shape.strides == SIMD3(1, 1, 1) && shape.before == SIMD3(0, 0, 0)
             && shape.input == shape.output
-        // Whole output rows per block, about 4 MiB of columns.
+        // Whole output rows per block, at most about 8 MiB of columns (one block for most layers:
+        // one product call, whose packing and threading costs are paid once).
         let rowsTotal = shape.output[0] * shape.output[1]
-        let rowsPerBlock = Swift.max(1, Swift.min(rowsTotal, (1 << 20) / Swift.max(1, reduction * shape.output[2])))
+        let rowsPerBlock = Swift.max(1, Swift.min(rowsTotal, (1 << 21) / Swift.max(1, reduction * shape.output[2])))
         let columnsBuffer =
             pointwise ? nil : try HostBuffer(byteCount: reduction * rowsPerBlock * shape.output[2] * 4, op: "convolution")
         BLASThreads.use(Parallel.workers)
@@ -134,14 +135,15 @@ extension OpenBLASBackend {
         }
     }
 
-    /// Each output plane `(n, m)` from its one input channel `m / multiplier`: for every tap,
-    /// the weight times the input rows it reads, added along whole output rows.
+    /// Each output plane `(n, m)` from its one input channel `m / multiplier`: each output row
+    /// gets, for every tap, the weight times the input row that tap reads.
     private static func depthwise(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
         planes: Int, channels: Int, multiplier: Int
     ) {
         let outChannels = channels * multiplier
         let taps = shape.kernelCount
+        let widths = (0..<shape.kernel[2]).map { shape.validOutputs(2, tap: $0) }
         let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: taps)
         Parallel.forEachRange(planes, parts: parts) { range in
             for plane in range {
@@ -149,20 +151,21 @@ extension OpenBLASBackend {
                 let input = x + (n * channels + m / multiplier) * shape.inputCount
                 let filter = w + m * taps
                 let result = out + plane * shape.outputCount
-                for kd in 0..<shape.kernel[0] {
-                    for kh in 0..<shape.kernel[1] {
-                        for kw in 0..<shape.kernel[2] {
-                            let weight = filter[(kd * shape.kernel[1] + kh) * shape.kernel[2] + kw]
-                            let validW = shape.validOutputs(2, tap: kw)
-                            guard !validW.isEmpty else { continue }
-                            let inputW = kw * shape.dilations[2] - shape.before[2]
-                            for od in shape.validOutputs(0, tap: kd) {
-                                let id = od * shape.strides[0] - shape.before[0] + kd * shape.dilations[0]
-                                for oh in shape.validOutputs(1, tap: kh) {
-                                    let ih = oh * shape.strides[1] - shape.before[1] + kh * shape.dilations[1]
-                                    let line = input + (id * shape.input[1] + ih) * shape.input[2] + inputW
-                                    let target = result + (od * shape.output[1] + oh) * shape.output[2]
-                                    addScaled(line, weight, target, validW, stride: shape.strides[2])
+                // Output row by output row, every tap added while the row is in L1.
+                for od in 0..<shape.output[0] {
+                    for oh in 0..<shape.output[1] {
+                        let target = result + (od * shape.output[1] + oh) * shape.output[2]
+                        for kd in 0..<shape.kernel[0] {
+                            let id = od * shape.strides[0] - shape.before[0] + kd * shape.dilations[0]
+                            guard (0..<shape.input[0]).contains(id) else { continue }
+                            for kh in 0..<shape.kernel[1] {
+                                let ih = oh * shape.strides[1] - shape.before[1] + kh * shape.dilations[1]
+                                guard (0..<shape.input[1]).contains(ih) else { continue }
+                                let row = input + (id * shape.input[1] + ih) * shape.input[2]
+                                for kw in 0..<shape.kernel[2] {
+                                    let weight = filter[(kd * shape.kernel[1] + kh) * shape.kernel[2] + kw]
+                                    let line = row + (kw * shape.dilations[2] - shape.before[2])
+                                    addScaled(line, weight, target, widths[kw], stride: shape.strides[2])
                                 }
                             }
                         }

@@ -35,6 +35,10 @@ final class ONNXGraph: Sendable {
     let valueInfo: [String: ONNXValueInfo]
     /// Keeps the model's file (and external-data files) mapped as long as the graph lives.
     let source: ONNXDataSource
+    /// `Conv` nodes whose `BatchNormalization` is folded into their weights, by the position of
+    /// the normalization (the convolution is lowered at the normalization's turn), and back.
+    private let foldedConvolutions: [Int: Int]
+    private let deferredConvolutions: Set<Int>
 
     init(model: ONNXModelProto, source: ONNXDataSource) throws(ModelError) {
         self.source = source
@@ -72,6 +76,10 @@ final class ONNXGraph: Sendable {
         let available = Set(initializers.keys).union(inputs.map(\.name))
         nodes = try Self.sorted(inlined, available: available)
         try Self.checkSupport(nodes, opsets: opsets, functionOpsets: model.functions.flatMap(\.opsetImports))
+        let folds = ONNXBatchNormFolding.pairs(
+            nodes, initializers: Set(initializers.keys), graphOutputs: Set(graph.outputs.map(\.name)))
+        foldedConvolutions = Dictionary(uniqueKeysWithValues: folds.map { ($0.value, $0.key) })
+        deferredConvolutions = Set(folds.keys)
     }
 
     /// The nodes in dependency order (Kahn's algorithm; ONNX asks exporters for this order, not
@@ -163,29 +171,21 @@ final class ONNXGraph: Sendable {
             values[input.name] = value
         }
         if let trace { for value in values.values { trace.mark(value, origin: -1) } }
-        for (index, node) in nodes.enumerated() {
-            var operands: [ONNXValue?] = []
-            operands.reserveCapacity(node.inputs.count)
-            for name in node.inputs {
-                if name.isEmpty {
-                    operands.append(nil)
-                    continue
-                }
-                guard let value = values[name] else {
-                    throw ModelError(
-                        .invalidModel, "input '\(name)' is an output no earlier node produced",
-                        node: Self.label(node, index))
-                }
-                operands.append(value)
-            }
+        for (index, node) in nodes.enumerated() where !deferredConvolutions.contains(index) {
+            let context = try self.context(index, values, state, skippingFirst: foldedConvolutions[index] != nil)
             let domain = node.domain == "ai.onnx" ? "" : node.domain
             guard let known = ONNXOperators.lookup(domain: domain, opType: node.opType) else {
                 throw ModelError(
                     .unsupportedOperators, "\(node.opType) is not implemented", node: Self.label(node, index))
             }
-            let context = ONNXNodeContext(
-                node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source, state: state)
-            let results = try known.lower(context)
+            let results: [ONNXValue]
+            if let convolution = foldedConvolutions[index] {
+                results = try ONNXBatchNormFolding.lower(try self.context(convolution, values, state), context)
+                trace?.folded.insert(index)
+                if let trace { for result in results { trace.mark(result, origin: convolution) } }
+            } else {
+                results = try known.lower(context)
+            }
             for (name, result) in zip(node.outputs, results) where !name.isEmpty { values[name] = result }
             if let trace {
                 for result in results { trace.mark(result, origin: index) }
@@ -200,6 +200,31 @@ final class ONNXGraph: Sendable {
             results[output.name] = value
         }
         return results
+    }
+}
+
+extension ONNXGraph {
+    /// What node `index`'s importer sees: its attributes and its operands from `values`.
+    /// With `skippingFirst`, operand 0 is left out (a folded normalization's, never computed).
+    private func context(
+        _ index: Int, _ values: [String: ONNXValue], _ state: ONNXRunState, skippingFirst: Bool = false
+    ) throws(ModelError) -> ONNXNodeContext {
+        let node = nodes[index]
+        var operands: [ONNXValue?] = []
+        operands.reserveCapacity(node.inputs.count)
+        for (position, name) in node.inputs.enumerated() {
+            if name.isEmpty || (skippingFirst && position == 0) {
+                operands.append(nil)
+                continue
+            }
+            guard let value = values[name] else {
+                throw ModelError(
+                    .invalidModel, "input '\(name)' is an output no earlier node produced", node: Self.label(node, index))
+            }
+            operands.append(value)
+        }
+        let domain = node.domain == "ai.onnx" ? "" : node.domain
+        return ONNXNodeContext(node: node, opset: opsets[domain] ?? 0, inputs: operands, source: source, state: state)
     }
 }
 

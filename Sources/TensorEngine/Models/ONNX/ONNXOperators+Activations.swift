@@ -3,8 +3,7 @@
 extension ONNXOperators {
     static let activations: [String: ONNXOperator] = [
         "LeakyRelu": activation { x, node throws(ModelError) in
-            let alpha = try node.float("alpha", default: 0.01)
-            return x.replacing(with: x * alpha, where: x .< 0)
+            x.leakyRelu(alpha: try node.float("alpha", default: 0.01))
         },
         "Elu": activation { x, node throws(ModelError) in
             let alpha = try node.float("alpha", default: 1)
@@ -25,13 +24,9 @@ extension ONNXOperators {
         },
         "Softsign": activation { x, _ throws(ModelError) in x / (x.abs() + 1) },
         "HardSigmoid": activation { x, node throws(ModelError) in
-            let alpha = try node.float("alpha", default: 0.2)
-            let beta = try node.float("beta", default: 0.5)
-            return (x * alpha + beta).pointwiseMax(0).pointwiseMin(1)
+            x.hardSigmoid(alpha: try node.float("alpha", default: 0.2), beta: try node.float("beta", default: 0.5))
         },
-        "HardSwish": activation(since: 14) { x, _ throws(ModelError) in
-            x * (x * (1 / 6) + 0.5).pointwiseMax(0).pointwiseMin(1)
-        },
+        "HardSwish": activation(since: 14) { x, _ throws(ModelError) in x.hardSwish() },
         "ThresholdedRelu": activation(since: 10) { x, node throws(ModelError) in
             let alpha = try node.float("alpha", default: 1)
             return x.replacing(with: 0, where: x .<= alpha)

@@ -46,11 +46,15 @@ extension ONNXOperators {
     }
 
     static func conv(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
+        try conv(node, weight: try node.tensor(1), bias: node.hasInput(2) ? try node.tensor(2) : nil)
+    }
+
+    /// `Conv` with the given weight and bias in place of the node's (a batch normalization folded in).
+    static func conv(_ node: ONNXNodeContext, weight w: Tensor, bias: Tensor?) throws(ModelError) -> [ONNXValue] {
         let (x, rank) = try image(node)
-        let w = try node.tensor(1)
         let window = try Window(node, rank: rank, kernel: Array(w.shape.dropFirst(2)))
         let y = x.convolution(
-            weight: w, bias: node.hasInput(2) ? try node.tensor(2) : nil, strides: window.strides,
+            weight: w, bias: bias, strides: window.strides,
             padding: window.padding, dilations: window.dilations, groupCount: try node.int("group", default: 1))
         return [try node.output(y, try node.type(0))]
     }

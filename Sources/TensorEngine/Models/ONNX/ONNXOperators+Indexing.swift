@@ -229,29 +229,19 @@ extension ONNXOperators {
 
     static func depthToSpace(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
-        guard x.rank == 4, let block = try node.int("blocksize"), block > 0, x.shape[1] % (block * block) == 0 else {
-            throw node.error("needs [N, C, H, W] with C divisible by blocksize²")
-        }
-        let (n, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
-        let depth = c / (block * block)
-        let y: Tensor
+        guard let block = try node.int("blocksize") else { throw node.error("needs blocksize", .invalidModel) }
+        let columnRowDepth: Bool
         switch try node.string("mode", default: "DCR") {
-        case "DCR": y = x.reshaped(to: [n, block, block, depth, h, w]).transposed(permutation: 0, 3, 4, 1, 5, 2)
-        case "CRD": y = x.reshaped(to: [n, depth, block, block, h, w]).transposed(permutation: 0, 1, 4, 2, 5, 3)
+        case "DCR": columnRowDepth = false
+        case "CRD": columnRowDepth = true
         case let other: throw node.error("mode '\(other)' is neither DCR nor CRD", .invalidModel)
         }
-        return [try node.output(y.reshaped(to: [n, depth, h * block, w * block]), try node.type(0))]
+        return [try node.output(x.depthToSpace(blockSize: block, columnRowDepth: columnRowDepth), try node.type(0))]
     }
 
     static func spaceToDepth(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
-        guard x.rank == 4, let block = try node.int("blocksize"), block > 0, x.shape[2] % block == 0,
-            x.shape[3] % block == 0
-        else {
-            throw node.error("needs [N, C, H, W] with H and W divisible by blocksize")
-        }
-        let (n, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
-        let y = x.reshaped(to: [n, c, h / block, block, w / block, block]).transposed(permutation: 0, 3, 5, 1, 2, 4)
-        return [try node.output(y.reshaped(to: [n, c * block * block, h / block, w / block]), try node.type(0))]
+        guard let block = try node.int("blocksize") else { throw node.error("needs blocksize", .invalidModel) }
+        return [try node.output(x.spaceToDepth(blockSize: block), try node.type(0))]
     }
 }

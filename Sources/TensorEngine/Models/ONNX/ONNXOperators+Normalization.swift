@@ -56,30 +56,17 @@ extension ONNXOperators {
                 "training-mode BatchNormalization (batch statistics) is not supported", .unsupportedOperators)
         }
         let x = try node.tensor(0)
-        let epsilon = try node.float("epsilon", default: 1e-5)
-        let (scale, bias, mean, variance) = try (
-            perChannel(node.tensor(1), rank: x.rank), perChannel(node.tensor(2), rank: x.rank),
-            perChannel(node.tensor(3), rank: x.rank), perChannel(node.tensor(4), rank: x.rank)
-        )
-        let y =
-            Tensor.binary(.subtract, x, mean, at: nil)
-            * Tensor.binary(.multiply, (variance + epsilon).rsqrt(), scale, at: nil)
-        return [try node.output(Tensor.binary(.add, y, bias, at: nil), try node.type(0))]
-    }
-
-    /// `(x - mean) / √(var + ε)` over `axes`, the population variance.
-    static func standardized(_ x: Tensor, axes: [Int], epsilon: Float) -> Tensor {
-        let centered = x - x.mean(alongAxes: axes, keepRank: true)
-        return centered * ((centered * centered).mean(alongAxes: axes, keepRank: true) + epsilon).rsqrt()
+        let y = x.batchNormalized(
+            mean: try node.tensor(3), variance: try node.tensor(4), scale: try node.tensor(1), offset: try node.tensor(2),
+            epsilon: try node.float("epsilon", default: 1e-5))
+        return [try node.output(y, try node.type(0))]
     }
 
     static func instanceNormalization(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
         guard x.rank >= 3 else { throw node.error("needs [N, C, spatial...], not \(describe(x.shape))") }
-        let epsilon = try node.float("epsilon", default: 1e-5)
-        var y = standardized(x, axes: Array(2..<x.rank), epsilon: epsilon)
-        y = Tensor.binary(.multiply, y, perChannel(try node.tensor(1), rank: x.rank), at: nil)
-        y = Tensor.binary(.add, y, perChannel(try node.tensor(2), rank: x.rank), at: nil)
+        let y = x.instanceNormalized(
+            scale: try node.tensor(1), offset: try node.tensor(2), epsilon: try node.float("epsilon", default: 1e-5))
         return [try node.output(y, try node.type(0))]
     }
 
@@ -93,7 +80,7 @@ extension ONNXOperators {
         let epsilon = try node.float("epsilon", default: 1e-5)
         let channels = x.shape[1]
         let grouped = x.reshaped(to: [x.shape[0], groups, x.scalarCount / Swift.max(x.shape[0] * groups, 1)])
-        var y = standardized(grouped, axes: [2], epsilon: epsilon).reshaped(to: x.shape)
+        var y = grouped.standardized(alongAxes: [2], epsilon: epsilon).reshaped(to: x.shape)
         func channelwise(_ t: Tensor) -> Tensor {
             guard t.rank == 1, t.shape[0] == groups, groups != channels else { return perChannel(t, rank: x.rank) }
             let picks = Tensor(shape: [channels], scalars: (0..<channels).map { Int32($0 / (channels / groups)) })

@@ -228,11 +228,15 @@ extension ONNXOperators {
         if count <= ONNXConstant.hostElementLimit {
             return [.constant(ONNXHost.pick(fill, [Int](repeating: 0, count: count), shape: shape))]
         }
+        // Materialized, not a broadcast view: such fills are weights (ONNX's light models), which
+        // kernels would otherwise copy out of the view on every run.
         var one = fill
         one.shape = []
         let scalar = try node.output(try one.tensor(), fill.dataType)
         guard case .tensor(let tensor, _) = scalar else { return [scalar] }
-        return [try node.output(tensor.broadcastIfNeeded(to: shape, at: nil), fill.dataType)]
+        let filled = Tensor.record(.contiguous, [tensor.broadcastIfNeeded(to: shape, at: nil)], at: nil)
+        do { try Tensor.evaluateNow([filled]) } catch { throw node.error("cannot fill \(describe(shape)): \(error.message)") }
+        return [try node.output(filled, fill.dataType)]
     }
 
     /// `Range(start, limit, delta)`: `max(ceil((limit - start) / delta), 0)` elements.
