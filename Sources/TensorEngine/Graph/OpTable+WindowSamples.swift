@@ -36,6 +36,9 @@ extension Samples {
             "2-D groups, strides, dilations, asymmetric padding", input([2, 4, 11, 9]), input([6, 2, 3, 2]),
             strides: [2, 3], dilations: [2, 1], padding: [(1, 2), (0, 1)], groups: 2),
         convolutionSample("depthwise", input([1, 8, 10, 10]), input([8, 1, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], groups: 8),
+        convolutionSample(
+            "depthwise, dilated, wide rows", input([2, 16, 30, 37]), input([16, 1, 3, 3]), bias: true,
+            dilations: [2, 2], padding: [(2, 2), (2, 2)], groups: 16),
         convolutionSample("depthwise, multiplier 2", input([1, 4, 6, 6]), input([8, 1, 3, 3]), strides: [2, 2], groups: 4),
         convolutionSample("1x1", input([2, 16, 5, 5]), input([8, 16, 1, 1]), bias: true),
         convolutionSample("3-D", input([1, 2, 5, 4, 6]), input([3, 2, 2, 3, 2]), strides: [1, 2, 1], padding: [(1, 1), (1, 0), (0, 1)]),

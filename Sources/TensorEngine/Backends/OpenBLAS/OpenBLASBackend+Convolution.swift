@@ -56,33 +56,52 @@ extension OpenBLASBackend {
         }
         let pointwise = shape.kernelCount == 1 && shape.strides == SIMD3(1, 1, 1) && shape.before == SIMD3(0, 0, 0)
             && shape.input == shape.output
-        // Whole output rows per block, at most about 8 MiB of columns (one block for most layers:
-        // one product call, whose packing and threading costs are paid once).
+        // Whole output rows per block, at most about 8 MiB of columns.
         let rowsTotal = shape.output[0] * shape.output[1]
-        let rowsPerBlock = Swift.max(1, Swift.min(rowsTotal, (1 << 21) / Swift.max(1, reduction * shape.output[2])))
-        let columnsBuffer =
-            pointwise ? nil : try HostBuffer(byteCount: reduction * rowsPerBlock * shape.output[2] * 4, op: "convolution")
-        BLASThreads.use(Parallel.workers)
-        for n in 0..<batch {
-            for group in 0..<groups {
-                let input = x + (n * channels + group * inPerGroup) * inCount
-                let filters = w + group * outPerGroup * reduction
-                let result = out + (n * groups + group) * outPerGroup * outCount
-                guard let columnsBuffer else {
+        let width = shape.output[2]
+        let rowsPerBlock = Swift.max(1, Swift.min(rowsTotal, (1 << 21) / Swift.max(1, reduction * width)))
+        let planes = batch * groups
+        let multiplyAdds = Double(planes) * Double(outPerGroup) * Double(outCount) * Double(reduction)
+        // As MatmulSplit decides for products: large ones keep OpenBLAS's threads (one block
+        // after another, each im2col by all cores); the others are cut into pieces of output rows,
+        // each task its own im2col and a single-threaded product, so no BLAS thread waits spinning.
+        let libraryThreaded = multiplyAdds >= Double(MatmulSplit.libraryThreadingMultiplyAdds) || Parallel.workers == 1
+        let wanted = libraryThreaded ? 1 : Swift.max(
+            1, Swift.min(Parallel.workers * MatmulSplit.piecesPerWorker, Int(multiplyAdds) / MatmulSplit.minimumMultiplyAddsPerPiece))
+        let chunksPerPlane = Swift.max(1, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
+        let rowsPerChunk = Swift.min(rowsPerBlock, (rowsTotal + chunksPerPlane - 1) / chunksPerPlane)
+        var tasks: [(plane: Int, rows: Range<Int>)] = []
+        for plane in 0..<planes {
+            for first in stride(from: 0, to: rowsTotal, by: rowsPerChunk) {
+                tasks.append((plane, first..<Swift.min(rowsTotal, first + rowsPerChunk)))
+            }
+        }
+        let parts = libraryThreaded ? 1 : Swift.min(wanted, tasks.count)
+        let chunkFloats = reduction * rowsPerChunk * width
+        let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: parts * chunkFloats * 4, op: "convolution")
+        let columnsBase = columnsBuffer?.elements(as: Float.self)
+        BLASThreads.use(libraryThreaded ? Parallel.workers : 1)
+        Parallel.forEachRange(parts, parts: parts) { pieces in
+            for piece in pieces {
+                for task in stride(from: piece, to: tasks.count, by: parts) {
+                    let (plane, rows) = tasks[task]
+                    let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
+                    let input = x + (n * channels + group * inPerGroup) * inCount
+                    let filters = w + group * outPerGroup * reduction
+                    let result = out + plane * outPerGroup * outCount + rows.lowerBound * width
+                    let columnsWidth = rows.count * width
+                    // Pointwise: the input's own rows are the columns (ldb: the whole plane).
+                    var source = input + rows.lowerBound * width
+                    var leading = outCount
+                    if let columnsBase {
+                        let columns = columnsBase + piece * chunkFloats
+                        Self.im2col(input, columns, shape, channels: inPerGroup, rows: rows, parallel: libraryThreaded)
+                        source = UnsafePointer(columns)
+                        leading = columnsWidth
+                    }
                     cblas_sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(outCount), Int32(reduction), 1,
-                        filters, Int32(reduction), input, Int32(outCount), 1, result, Int32(outCount))
-                    continue
-                }
-                let columns = columnsBuffer.elements(as: Float.self)
-                for firstRow in stride(from: 0, to: rowsTotal, by: rowsPerBlock) {
-                    let rows = firstRow..<Swift.min(rowsTotal, firstRow + rowsPerBlock)
-                    let width = rows.count * shape.output[2]
-                    Self.im2col(input, columns, shape, channels: inPerGroup, rows: rows)
-                    cblas_sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(width), Int32(reduction), 1,
-                        filters, Int32(reduction), columns, Int32(width), 1, result + firstRow * shape.output[2],
-                        Int32(outCount))
+                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(columnsWidth), Int32(reduction),
+                        1, filters, Int32(reduction), source, Int32(leading), 1, result, Int32(outCount))
                 }
             }
         }
@@ -91,15 +110,15 @@ extension OpenBLASBackend {
 
     /// `cols[(c, kd, kh, kw), (row, ow)]` for the output rows `rows` (flat `od·outH + oh`): the
     /// input element each tap of each output position reads, or 0 in the padding. Rows of `cols`
-    /// are split across the cores.
+    /// are split across the cores when `parallel`.
     private static func im2col(
         _ x: UnsafePointer<Float>, _ columns: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, channels: Int,
-        rows: Range<Int>
+        rows: Range<Int>, parallel: Bool
     ) {
         let width = rows.count * shape.output[2]
         let taps = shape.kernelCount
         let count = channels * taps
-        let parts = Parallel.workerCount(forElements: count * width)
+        let parts = parallel ? Parallel.workerCount(forElements: count * width) : 1
         Parallel.forEachRange(count, parts: parts) { range in
             for row in range {
                 let (channel, tap) = row.quotientAndRemainder(dividingBy: taps)

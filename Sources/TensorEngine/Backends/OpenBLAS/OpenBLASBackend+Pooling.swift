@@ -22,37 +22,58 @@ extension OpenBLASBackend {
             }
         }
         let average = kind == .averagePool
+        // Per axis and output position: the window's first input position, its in-input taps,
+        // and an average's divisor, in flat buffers the workers read without reference counting.
+        let axes = WindowShape3D.maxSpatialRank
+        let positions = shape.output[0] + shape.output[1] + shape.output[2]
+        let table = UnsafeMutablePointer<Int>.allocate(capacity: 4 * positions)
+        defer { table.deallocate() }
+        var base = [0, 0, 0]
+        var next = 0
+        for axis in 0..<axes {
+            base[axis] = next
+            for index in 0..<shape.output[axis] {
+                let (start, taps) = shape.taps(axis, index)
+                let entry = table + 4 * (next + index)
+                (entry[0], entry[1], entry[2], entry[3]) = (start, taps.lowerBound, taps.upperBound, divisors[axis][axis < lead ? 0 : index])
+            }
+            next += shape.output[axis]
+        }
+        let (entriesD, entriesH, entriesW) = (table + 4 * base[0], table + 4 * base[1], table + 4 * base[2])
+        let dilations = shape.dilations
+        let (rowLength, planeRows) = (shape.input[2], shape.input[1])
         let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
         Parallel.forEachRange(planes, parts: parts) { range in
             for plane in range {
                 let input = source + plane * shape.inputCount
                 var target = out + plane * shape.outputCount
                 for od in 0..<shape.output[0] {
-                    let (startD, tapsD) = shape.taps(0, od)
+                    let d = entriesD + 4 * od
                     for oh in 0..<shape.output[1] {
-                        let (startH, tapsH) = shape.taps(1, oh)
+                        let h = entriesH + 4 * oh
                         for ow in 0..<shape.output[2] {
-                            let (startW, tapsW) = shape.taps(2, ow)
+                            let w = entriesW + 4 * ow
                             var total: Float = 0
                             var best = -Float.infinity
-                            for kd in tapsD {
-                                for kh in tapsH {
-                                    let row = ((startD + kd * shape.dilations[0]) * shape.input[1]
-                                        + startH + kh * shape.dilations[1]) * shape.input[2] + startW
-                                    for kw in tapsW {
-                                        let value = input[row + kw * shape.dilations[2]]
-                                        total += value
-                                        // Once NaN, `best` stays NaN: no value compares above it.
-                                        if value > best || value.isNaN { best = value }
+                            // Selects, not branches (a branch per tap mispredicts on real data); a
+                            // NaN is counted apart and wins at the end.
+                            var nans = 0
+                            for kd in d[1]..<d[2] {
+                                for kh in h[1]..<h[2] {
+                                    let row = input + ((d[0] + kd * dilations[0]) * planeRows + h[0] + kh * dilations[1])
+                                        * rowLength + w[0]
+                                    if average {
+                                        for kw in w[1]..<w[2] { total += row[kw * dilations[2]] }
+                                    } else {
+                                        for kw in w[1]..<w[2] {
+                                            let value = row[kw * dilations[2]]
+                                            best = value > best ? value : best
+                                            nans += value.isNaN ? 1 : 0
+                                        }
                                     }
                                 }
                             }
-                            if average {
-                                let count = divisors[0][lead > 0 ? 0 : od] * divisors[1][lead > 1 ? 0 : oh] * divisors[2][ow]
-                                target.pointee = total / Float(count)
-                            } else {
-                                target.pointee = best
-                            }
+                            target.pointee = average ? total / Float(d[3] * h[3] * w[3]) : (nans > 0 ? .nan : best)
                             target += 1
                         }
                     }
