@@ -19,7 +19,8 @@ extension CostRules {
         let input = inputs.first?.signature ?? output
         let weight = inputs.count > 1 ? inputs[1].signature.shape : []
         let perInput = weight.dropFirst().reduce(1, *)
-        var result = streaming(op, inputs, output, flopsPerElement: 0, costClass: perInput >= 16 ? .matmul : .elementwise)
+        var result = streaming(
+            op, inputs, output, flopsPerElement: 0, costClass: perInput >= 16 ? .matmul : .elementwise)
         result.cost.flops = 2 * Double(perInput) * Double(input.elementCount)
         return result
     }

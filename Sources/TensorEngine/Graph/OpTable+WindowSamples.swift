@@ -3,7 +3,9 @@
 // empty batches and a large case each.
 
 extension Samples {
-    private static func input(_ shape: [Int], _ type: ScalarType = .float32, _ layout: SampleLayout = .contiguous) -> SampleInput {
+    private static func input(_ shape: [Int], _ type: ScalarType = .float32, _ layout: SampleLayout = .contiguous)
+        -> SampleInput
+    {
         SampleInput(shape: shape, type: type, layout: layout)
     }
 
@@ -17,7 +19,8 @@ extension Samples {
     ) -> ParitySample {
         let rank = x.shape.count - 2
         let geometry = ConvolutionGeometry(
-            strides: strides ?? Array(repeating: 1, count: rank), dilations: dilations ?? Array(repeating: 1, count: rank),
+            strides: strides ?? Array(repeating: 1, count: rank),
+            dilations: dilations ?? Array(repeating: 1, count: rank),
             padding: pads(padding ?? Array(repeating: (0, 0), count: rank)), groups: groups,
             outputPadding: outputPadding ?? Array(repeating: 0, count: rank))
         let channels = transposed ? w.shape[1] * groups : w.shape[0]
@@ -31,23 +34,33 @@ extension Samples {
 
     static let convolution: [ParitySample] = [
         convolutionSample("1-D strided", input([2, 3, 9]), input([4, 3, 3]), strides: [2], padding: [(1, 0)]),
-        convolutionSample("2-D with bias", input([1, 3, 7, 6]), input([5, 3, 3, 3]), bias: true, padding: [(1, 1), (1, 1)]),
+        convolutionSample(
+            "2-D with bias", input([1, 3, 7, 6]), input([5, 3, 3, 3]), bias: true, padding: [(1, 1), (1, 1)]),
         convolutionSample(
             "2-D groups, strides, dilations, asymmetric padding", input([2, 4, 11, 9]), input([6, 2, 3, 2]),
             strides: [2, 3], dilations: [2, 1], padding: [(1, 2), (0, 1)], groups: 2),
-        convolutionSample("depthwise", input([1, 8, 10, 10]), input([8, 1, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], groups: 8),
+        convolutionSample(
+            "depthwise", input([1, 8, 10, 10]), input([8, 1, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], groups: 8),
         convolutionSample(
             "depthwise, dilated, wide rows", input([2, 16, 30, 37]), input([16, 1, 3, 3]), bias: true,
             dilations: [2, 2], padding: [(2, 2), (2, 2)], groups: 16),
-        convolutionSample("depthwise, multiplier 2", input([1, 4, 6, 6]), input([8, 1, 3, 3]), strides: [2, 2], groups: 4),
+        convolutionSample(
+            "depthwise, multiplier 2", input([1, 4, 6, 6]), input([8, 1, 3, 3]), strides: [2, 2], groups: 4),
         convolutionSample("1x1", input([2, 16, 5, 5]), input([8, 16, 1, 1]), bias: true),
-        convolutionSample("3-D", input([1, 2, 5, 4, 6]), input([3, 2, 2, 3, 2]), strides: [1, 2, 1], padding: [(1, 1), (1, 0), (0, 1)]),
-        convolutionSample("strided operands", input([1, 3, 6, 5], .float32, .transposed), input([2, 3, 3, 3], .float32, .reversed)),
-        convolutionSample("float16", input([1, 2, 5, 5], .float16), input([3, 2, 3, 3], .float16), bias: true, padding: [(1, 1), (1, 1)]),
+        convolutionSample(
+            "3-D", input([1, 2, 5, 4, 6]), input([3, 2, 2, 3, 2]), strides: [1, 2, 1],
+            padding: [(1, 1), (1, 0), (0, 1)]),
+        convolutionSample(
+            "strided operands", input([1, 3, 6, 5], .float32, .transposed), input([2, 3, 3, 3], .float32, .reversed)),
+        convolutionSample(
+            "float16", input([1, 2, 5, 5], .float16), input([3, 2, 3, 3], .float16), bias: true,
+            padding: [(1, 1), (1, 1)]),
         convolutionSample("empty batch", input([0, 3, 5, 5]), input([4, 3, 3, 3])),
         convolutionSample("size 1", input([1, 1, 1, 1]), input([1, 1, 1, 1])),
-        convolutionSample("kernel over padding", input([1, 1, 2, 2]), input([1, 1, 3, 3]), padding: [(1, 1), (1, 1)]),
-        convolutionSample("large", input([1, 32, 28, 28]), input([64, 32, 3, 3]), bias: true, padding: [(1, 1), (1, 1)]),
+        convolutionSample(
+            "kernel over padding", input([1, 1, 2, 2]), input([1, 1, 3, 3]), padding: [(1, 1), (1, 1)]),
+        convolutionSample(
+            "large", input([1, 32, 28, 28]), input([64, 32, 3, 3]), bias: true, padding: [(1, 1), (1, 1)]),
     ]
 
     static let convolutionTranspose: [ParitySample] = [
@@ -55,8 +68,10 @@ extension Samples {
             "2-D stride 2, output padding", input([1, 4, 5, 6]), input([4, 3, 3, 3]), strides: [2, 2],
             padding: [(1, 1), (1, 1)], outputPadding: [1, 1], transposed: true),
         convolutionSample(
-            "groups, dilation", input([1, 4, 4, 4]), input([4, 2, 3, 2]), dilations: [2, 1], groups: 2, transposed: true),
-        convolutionSample("1-D stride 3, bias", input([2, 3, 7]), input([3, 2, 4]), bias: true, strides: [3], transposed: true),
+            "groups, dilation", input([1, 4, 4, 4]), input([4, 2, 3, 2]), dilations: [2, 1], groups: 2, transposed: true
+        ),
+        convolutionSample(
+            "1-D stride 3, bias", input([2, 3, 7]), input([3, 2, 4]), bias: true, strides: [3], transposed: true),
         convolutionSample(
             "asymmetric padding", input([1, 2, 4, 3]), input([2, 2, 3, 3]), strides: [2, 1], padding: [(0, 2), (1, 0)],
             transposed: true),
@@ -64,29 +79,36 @@ extension Samples {
 
     /// A pooling sample of `kind` over `x`.
     private static func poolingSample(
-        _ kind: OpKind, _ label: String, _ x: SampleInput, kernel: [Int], strides: [Int]? = nil, dilations: [Int]? = nil,
+        _ kind: OpKind, _ label: String, _ x: SampleInput, kernel: [Int], strides: [Int]? = nil,
+        dilations: [Int]? = nil,
         padding: [(Int, Int)]? = nil, ceil: Bool = false, countsPadding: Bool = false
     ) -> ParitySample {
         let rank = kernel.count
         let geometry = PoolingGeometry(
             kernel: kernel, strides: strides ?? Array(repeating: 1, count: rank),
             dilations: dilations ?? Array(repeating: 1, count: rank),
-            padding: pads(padding ?? Array(repeating: (0, 0), count: rank)), ceilMode: ceil, countsPadding: countsPadding)
+            padding: pads(padding ?? Array(repeating: (0, 0), count: rank)), ceilMode: ceil,
+            countsPadding: countsPadding)
         return ParitySample(
             label: label, inputs: [x], apply: .op(.pooling(kind, geometry)), reductionLength: kernel.reduce(1, *))
     }
 
     static let maxPool: [ParitySample] = [
-        poolingSample(.maxPool, "3x3 stride 2 padded", input([1, 3, 9, 9]), kernel: [3, 3], strides: [2, 2], padding: [(1, 1), (1, 1)]),
+        poolingSample(
+            .maxPool, "3x3 stride 2 padded", input([1, 3, 9, 9]), kernel: [3, 3], strides: [2, 2],
+            padding: [(1, 1), (1, 1)]),
         poolingSample(.maxPool, "ceil mode", input([2, 2, 8, 7]), kernel: [3, 3], strides: [2, 2], ceil: true),
-        poolingSample(.maxPool, "dilated", input([1, 2, 7, 7]), kernel: [2, 2], dilations: [2, 2], padding: [(1, 0), (0, 1)]),
+        poolingSample(
+            .maxPool, "dilated", input([1, 2, 7, 7]), kernel: [2, 2], dilations: [2, 2], padding: [(1, 0), (0, 1)]),
         poolingSample(.maxPool, "1-D", input([2, 3, 10]), kernel: [2]),
-        poolingSample(.maxPool, "3-D ceil", input([1, 2, 4, 5, 6]), kernel: [2, 2, 2], strides: [2, 2, 2], ceil: true),
+        poolingSample(
+            .maxPool, "3-D ceil", input([1, 2, 4, 5, 6]), kernel: [2, 2, 2], strides: [2, 2, 2], ceil: true),
         poolingSample(.maxPool, "int32", input([1, 2, 6, 6], .int32), kernel: [2, 2], strides: [2, 2]),
         poolingSample(.maxPool, "float16", input([1, 2, 6, 6], .float16), kernel: [3, 3], padding: [(1, 1), (1, 1)]),
         poolingSample(
             .maxPool, "special values", SampleInput(shape: [1, 1, 5, 5], values: .special(shift: 2)), kernel: [2, 2]),
-        poolingSample(.maxPool, "strided input", input([1, 3, 6, 8], .float32, .strided), kernel: [2, 3], strides: [1, 2]),
+        poolingSample(
+            .maxPool, "strided input", input([1, 3, 6, 8], .float32, .strided), kernel: [2, 3], strides: [1, 2]),
         poolingSample(.maxPool, "empty batch", input([0, 3, 4, 4]), kernel: [2, 2]),
         poolingSample(
             .maxPool, "large", input([1, 64, 112, 112]), kernel: [3, 3], strides: [2, 2], padding: [(1, 1), (1, 1)]),
@@ -103,7 +125,8 @@ extension Samples {
             .averagePool, "ceil mode, padding counted", input([2, 2, 8, 7]), kernel: [3, 3], strides: [2, 2],
             padding: [(1, 1), (0, 1)], ceil: true, countsPadding: true),
         poolingSample(.averagePool, "1-D dilated", input([2, 3, 11]), kernel: [3], strides: [2], dilations: [2]),
-        poolingSample(.averagePool, "3-D", input([1, 2, 4, 5, 6]), kernel: [2, 3, 2], padding: [(0, 1), (1, 1), (0, 0)]),
+        poolingSample(
+            .averagePool, "3-D", input([1, 2, 4, 5, 6]), kernel: [2, 3, 2], padding: [(0, 1), (1, 1), (0, 0)]),
         poolingSample(.averagePool, "float16", input([1, 2, 6, 6], .float16), kernel: [2, 2], strides: [2, 2]),
         poolingSample(.averagePool, "transposed input", input([1, 3, 5, 7], .float32, .transposed), kernel: [2, 2]),
         poolingSample(.averagePool, "large", input([1, 64, 56, 56]), kernel: [3, 3], padding: [(1, 1), (1, 1)]),

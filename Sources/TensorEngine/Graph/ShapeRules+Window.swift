@@ -21,25 +21,39 @@ extension ShapeRules {
     /// The optional bias: one value per result channel.
     private static func requireBias(_ inputs: [TensorSignature], channels: Int) throws(RuleViolation) {
         guard inputs.count <= 3 else {
-            throw RuleViolation(.invalidArgument, "a convolution takes an input, a weight and a bias, not \(inputs.count) operands")
+            throw RuleViolation(
+                .invalidArgument, "a convolution takes an input, a weight and a bias, not \(inputs.count) operands")
         }
         guard inputs.count == 3 else { return }
         guard inputs[2].shape == [channels] else {
             throw RuleViolation(
-                .shapeMismatch, "the bias \(describe(inputs[2].shape)) is not one value per output channel ([\(channels)])")
+                .shapeMismatch,
+                "the bias \(describe(inputs[2].shape)) is not one value per output channel ([\(channels)])")
         }
     }
 
-    /// `[N, C, in...] ⊛ [M, C/groups, kernel...] (+ [M])` → `[N, M, out...]`.
-    static let convolution: ShapeRule = { op, inputs throws(RuleViolation) in
+    /// A convolution's geometry, input and weight, the two of the spatial rank of its strides and
+    /// every geometry array of that length.
+    private static func convolutionOperands(
+        _ op: Op, _ inputs: [TensorSignature]
+    ) throws(RuleViolation) -> (ConvolutionGeometry, TensorSignature, TensorSignature) {
         let geometry = op.convolutionGeometry
         let rank = geometry.spatialRank
         let (x, w) = (inputs[0], inputs[1])
         try requireImage(x, spatialRank: rank, "input")
         try requireImage(w, spatialRank: rank, "weight")
         try requireGeometry(
-            [("dilations", geometry.dilations.count), ("padding", geometry.padding.count),
-             ("output padding", geometry.outputPadding.count)], spatialRank: rank)
+            [
+                ("dilations", geometry.dilations.count), ("padding", geometry.padding.count),
+                ("output padding", geometry.outputPadding.count),
+            ], spatialRank: rank)
+        return (geometry, x, w)
+    }
+
+    /// `[N, C, in...] ⊛ [M, C/groups, kernel...] (+ [M])` → `[N, M, out...]`.
+    static let convolution: ShapeRule = { op, inputs throws(RuleViolation) in
+        let (geometry, x, w) = try convolutionOperands(op, inputs)
+        let rank = geometry.spatialRank
         let groups = geometry.groups
         guard groups > 0, x.shape[1] % groups == 0, w.shape[0] % groups == 0, w.shape[1] * groups == x.shape[1],
             geometry.outputPadding.allSatisfy({ $0 == 0 })
@@ -64,14 +78,8 @@ extension ShapeRules {
     /// `[N, C, in...]` with a weight `[C, M/groups, kernel...]` (+ `[M]`) → `[N, M, out...]`,
     /// `out = (in - 1)·stride - padding + dilation·(kernel - 1) + outputPadding + 1`.
     static let convolutionTranspose: ShapeRule = { op, inputs throws(RuleViolation) in
-        let geometry = op.convolutionGeometry
+        let (geometry, x, w) = try convolutionOperands(op, inputs)
         let rank = geometry.spatialRank
-        let (x, w) = (inputs[0], inputs[1])
-        try requireImage(x, spatialRank: rank, "input")
-        try requireImage(w, spatialRank: rank, "weight")
-        try requireGeometry(
-            [("dilations", geometry.dilations.count), ("padding", geometry.padding.count),
-             ("output padding", geometry.outputPadding.count)], spatialRank: rank)
         let groups = geometry.groups
         guard groups > 0, x.shape[1] % groups == 0, w.shape[0] == x.shape[1] else {
             throw RuleViolation(
@@ -102,7 +110,8 @@ extension ShapeRules {
             }
             let extent = x.shape[axis + 2] == 0 ? 0 : total - padding.before - padding.after
             guard extent >= 0 else {
-                throw RuleViolation(.invalidArgument, "padding (\(padding.before), \(padding.after)) removes more than the result has")
+                throw RuleViolation(
+                    .invalidArgument, "padding (\(padding.before), \(padding.after)) removes more than the result has")
             }
             shape.append(extent)
         }
@@ -116,8 +125,10 @@ extension ShapeRules {
         let x = inputs[0]
         try requireImage(x, spatialRank: rank, "input")
         try requireGeometry(
-            [("strides", geometry.strides.count), ("dilations", geometry.dilations.count),
-             ("padding", geometry.padding.count)], spatialRank: rank)
+            [
+                ("strides", geometry.strides.count), ("dilations", geometry.dilations.count),
+                ("padding", geometry.padding.count),
+            ], spatialRank: rank)
         var shape = Array(x.shape.prefix(2))
         for axis in 0..<rank {
             let padding = geometry.padding[axis]

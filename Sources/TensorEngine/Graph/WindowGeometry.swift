@@ -1,17 +1,21 @@
 /// How a convolution's kernel slides over the spatial axes of `[N, C, spatial...]`: one entry per
 /// spatial axis in each array (the front end fills defaults, so every array has the spatial rank).
-package struct ConvolutionGeometry: Sendable, Hashable {
-    package var strides: [Int]
-    package var dilations: [Int]
+///
+/// A class of constants compared by value, so that an op's attributes hold one reference: a
+/// struct of several arrays would share the attribute enum's tag bits with its array pointers,
+/// where LeakSanitizer no longer recognises them.
+package final class ConvolutionGeometry: Sendable, Hashable {
+    package let strides: [Int]
+    package let dilations: [Int]
     /// Implicit zeros before and after each spatial axis (of the input; for a transposed
     /// convolution, removed from the result, as ONNX's `pads` of `ConvTranspose`).
-    package var padding: [Padding]
+    package let padding: [Padding]
     /// Channels split into this many independent groups (the input's and the result's channels
     /// are both multiples of it; depthwise convolutions have one input channel per group).
-    package var groups: Int
+    package let groups: Int
     /// Extra extent at the end of each axis of a transposed convolution's result; zeros for a
     /// convolution.
-    package var outputPadding: [Int]
+    package let outputPadding: [Int]
 
     package init(strides: [Int], dilations: [Int], padding: [Padding], groups: Int, outputPadding: [Int]) {
         self.strides = strides
@@ -22,22 +26,36 @@ package struct ConvolutionGeometry: Sendable, Hashable {
     }
 
     var spatialRank: Int { strides.count }
+
+    package static func == (a: ConvolutionGeometry, b: ConvolutionGeometry) -> Bool {
+        a.strides == b.strides && a.dilations == b.dilations && a.padding == b.padding && a.groups == b.groups
+            && a.outputPadding == b.outputPadding
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(strides)
+        hasher.combine(dilations)
+        hasher.combine(padding)
+        hasher.combine(groups)
+        hasher.combine(outputPadding)
+    }
 }
 
-/// How a pooling window slides over the spatial axes of `[N, C, spatial...]`.
-package struct PoolingGeometry: Sendable, Hashable {
-    package var kernel: [Int]
-    package var strides: [Int]
-    package var dilations: [Int]
+/// How a pooling window slides over the spatial axes of `[N, C, spatial...]` (a class of
+/// constants compared by value, as ``ConvolutionGeometry`` is).
+package final class PoolingGeometry: Sendable, Hashable {
+    package let kernel: [Int]
+    package let strides: [Int]
+    package let dilations: [Int]
     /// Padding before and after each spatial axis: never part of a maximum; part of an average's
     /// count only when ``countsPadding``.
-    package var padding: [Padding]
+    package let padding: [Padding]
     /// Whether the result's extents round up (a last, partial window) rather than down. A partial
     /// window's positions past the padding are never counted.
-    package var ceilMode: Bool
+    package let ceilMode: Bool
     /// Whether an average divides by the window's positions inside the padded input (true) or
     /// only by those inside the input (false).
-    package var countsPadding: Bool
+    package let countsPadding: Bool
 
     package init(
         kernel: [Int], strides: [Int], dilations: [Int], padding: [Padding], ceilMode: Bool, countsPadding: Bool
@@ -51,6 +69,20 @@ package struct PoolingGeometry: Sendable, Hashable {
     }
 
     var spatialRank: Int { kernel.count }
+
+    package static func == (a: PoolingGeometry, b: PoolingGeometry) -> Bool {
+        a.kernel == b.kernel && a.strides == b.strides && a.dilations == b.dilations && a.padding == b.padding
+            && a.ceilMode == b.ceilMode && a.countsPadding == b.countsPadding
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(kernel)
+        hasher.combine(strides)
+        hasher.combine(dilations)
+        hasher.combine(padding)
+        hasher.combine(ceilMode)
+        hasher.combine(countsPadding)
+    }
 }
 
 /// The arithmetic of sliding windows, shared by the shape rules and every backend's kernels.

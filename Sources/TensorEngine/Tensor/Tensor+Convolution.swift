@@ -34,7 +34,8 @@ public enum ConvolutionPadding: Sendable {
             guard kernel.count == rank, strides.count == rank, dilations.count == rank,
                 strides.allSatisfy({ $0 > 0 }), dilations.allSatisfy({ $0 > 0 }), kernel.allSatisfy({ $0 > 0 })
             else {
-                throw RuleViolation(.invalidArgument, "same padding needs a positive kernel, stride and dilation per axis")
+                throw RuleViolation(
+                    .invalidArgument, "same padding needs a positive kernel, stride and dilation per axis")
             }
             let lower = if case .sameLower = self { true } else { false }
             return try (0..<rank).map { axis throws(RuleViolation) in
@@ -46,7 +47,8 @@ public enum ConvolutionPadding: Sendable {
                 }
                 let total = Swift.max(0, needed - extent)
                 let small = total / 2
-                return lower ? Padding(before: total - small, after: small) : Padding(before: small, after: total - small)
+                return lower
+                    ? Padding(before: total - small, after: small) : Padding(before: small, after: total - small)
             }
         }
     }
@@ -67,19 +69,12 @@ extension Tensor {
         weight: Tensor, bias: Tensor? = nil, strides: [Int]? = nil, padding: ConvolutionPadding = .valid,
         dilations: [Int]? = nil, groupCount: Int = 1, file: StaticString = #fileID, line: UInt = #line
     ) -> Tensor {
-        let operands = [self, weight] + (bias.map { [$0] } ?? [])
-        return Tensor.record("convolution", operands, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
-            let (x, w) = (signatures[0].shape, signatures[1].shape)
-            let rank = Swift.max(x.count - 2, 0)
-            let strides = strides ?? Array(repeating: 1, count: rank)
-            let dilations = dilations ?? Array(repeating: 1, count: rank)
-            try Tensor.requireSpatial(x, w, strides: strides, dilations: dilations)
-            let pads = try padding.resolved(
-                extents: Array(x.dropFirst(2)), kernel: Array(w.dropFirst(2)), strides: strides, dilations: dilations)
-            return .convolution(
+        Tensor.recordConvolution("convolution", self, weight, bias, strides, padding, dilations, file, line) {
+            strides, dilations, pads in
+            .convolution(
                 ConvolutionGeometry(
                     strides: strides, dilations: dilations, padding: pads, groups: groupCount,
-                    outputPadding: Array(repeating: 0, count: rank)))
+                    outputPadding: Array(repeating: 0, count: strides.count)))
         }
     }
 
@@ -95,19 +90,16 @@ extension Tensor {
         outputPadding: [Int]? = nil, dilations: [Int]? = nil, groupCount: Int = 1, file: StaticString = #fileID,
         line: UInt = #line
     ) -> Tensor {
-        let operands = [self, weight] + (bias.map { [$0] } ?? [])
-        return Tensor.record("transposedConvolution", operands, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
-            let (x, w) = (signatures[0].shape, signatures[1].shape)
-            let rank = Swift.max(x.count - 2, 0)
-            let strides = strides ?? Array(repeating: 1, count: rank)
-            let dilations = dilations ?? Array(repeating: 1, count: rank)
-            try Tensor.requireSpatial(x, w, strides: strides, dilations: dilations)
-            let pads = try ConvolutionPadding.explicit(padding ?? Array(repeating: (0, 0), count: rank))
-                .resolved(extents: Array(x.dropFirst(2)), kernel: Array(w.dropFirst(2)), strides: strides, dilations: dilations)
-            return .convolution(
+        let rank = Swift.max(shape.count - 2, 0)
+        let explicit = ConvolutionPadding.explicit(padding ?? Array(repeating: (0, 0), count: rank))
+        return Tensor.recordConvolution(
+            "transposedConvolution", self, weight, bias, strides, explicit, dilations, file, line
+        ) {
+            strides, dilations, pads in
+            .convolution(
                 ConvolutionGeometry(
                     strides: strides, dilations: dilations, padding: pads, groups: groupCount,
-                    outputPadding: outputPadding ?? Array(repeating: 0, count: rank)),
+                    outputPadding: outputPadding ?? Array(repeating: 0, count: strides.count)),
                 transposed: true)
         }
     }
@@ -121,7 +113,9 @@ extension Tensor {
         kernelSize: [Int], strides: [Int]? = nil, padding: ConvolutionPadding = .valid, dilations: [Int]? = nil,
         ceilMode: Bool = false, file: StaticString = #fileID, line: UInt = #line
     ) -> Tensor {
-        pool(.maxPool, kernelSize, strides, padding, dilations, ceilMode, countsPadding: false, SourceLocation(file, line))
+        pool(
+            .maxPool, kernelSize, strides, padding, dilations, ceilMode, countsPadding: false,
+            SourceLocation(file, line))
     }
 
     /// The average of each window of `kernelSize` over the spatial axes of `[N, C, spatial...]`.
@@ -161,7 +155,8 @@ extension Tensor {
             let dilations = dilations ?? Array(repeating: 1, count: rank)
             guard x.count == rank + 2 else {
                 throw RuleViolation(
-                    .shapeMismatch, "a \(rank)-D window needs [N, C, spatial...] with \(rank) spatial axes, not \(describe(x))")
+                    .shapeMismatch,
+                    "a \(rank)-D window needs [N, C, spatial...] with \(rank) spatial axes, not \(describe(x))")
             }
             let pads = try padding.resolved(
                 extents: Array(x.dropFirst(2)), kernel: kernel, strides: strides, dilations: dilations)
@@ -173,17 +168,40 @@ extension Tensor {
         }
     }
 
+    /// Records a convolution of `x` with `weight` (and `bias`): the strides and dilations filled
+    /// with ones, checked against the operands, and the padding resolved, then `makeOp`.
+    private static func recordConvolution(
+        _ name: String, _ x: Tensor, _ weight: Tensor, _ bias: Tensor?, _ strides: [Int]?,
+        _ padding: ConvolutionPadding,
+        _ dilations: [Int]?, _ file: StaticString, _ line: UInt,
+        _ makeOp: @escaping ([Int], [Int], [Padding]) -> Op
+    ) -> Tensor {
+        let operands = [x, weight] + (bias.map { [$0] } ?? [])
+        return Tensor.record(name, operands, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+            let (x, w) = (signatures[0].shape, signatures[1].shape)
+            let rank = Swift.max(x.count - 2, 0)
+            let strides = strides ?? Array(repeating: 1, count: rank)
+            let dilations = dilations ?? Array(repeating: 1, count: rank)
+            try requireSpatial(x, w, strides: strides, dilations: dilations)
+            let pads = try padding.resolved(
+                extents: Array(x.dropFirst(2)), kernel: Array(w.dropFirst(2)), strides: strides, dilations: dilations)
+            return makeOp(strides, dilations, pads)
+        }
+    }
+
     /// The input and weight have the same rank, at least 3, and one stride and dilation per
     /// spatial axis.
     private static func requireSpatial(_ x: [Int], _ w: [Int], strides: [Int], dilations: [Int]) throws(RuleViolation) {
         guard x.count >= 3, w.count == x.count else {
             throw RuleViolation(
                 .shapeMismatch,
-                "a convolution needs an input [N, C, spatial...] and a weight of the same rank, not \(describe(x)) and \(describe(w))")
+                "a convolution needs an input [N, C, spatial...] and a weight of the same rank, not \(describe(x)) and \(describe(w))"
+            )
         }
         guard strides.count == x.count - 2, dilations.count == x.count - 2 else {
             throw RuleViolation(
-                .invalidArgument, "\(x.count - 2) spatial axes need as many strides and dilations (\(strides), \(dilations))")
+                .invalidArgument,
+                "\(x.count - 2) spatial axes need as many strides and dilations (\(strides), \(dilations))")
         }
     }
 }

@@ -11,7 +11,9 @@ extension Tensor {
     /// `x` where it is positive or zero, `slope·x` elsewhere, the slope broadcast against `x`
     /// (one per channel: shape `[C, 1, 1]` for `[N, C, H, W]`).
     public func prelu(slope: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        replacing(with: Tensor.binary(.multiply, self, slope, at: SourceLocation(file, line)), where: self .< 0, file: file, line: line)
+        replacing(
+            with: Tensor.binary(.multiply, self, slope, at: SourceLocation(file, line)), where: self .< 0, file: file,
+            line: line)
     }
 
     /// `clamp(alpha·x + beta, 0, 1)`: a piecewise-linear sigmoid.
@@ -36,7 +38,9 @@ extension Tensor {
         }
         let (m, v, s, b) = (parameters[0], parameters[1], parameters[2], parameters[3])
         let factor = Tensor.binary(.multiply, (v + epsilon).rsqrt(), s, at: location)
-        return Tensor.binary(.add, Tensor.binary(.multiply, Tensor.binary(.subtract, self, m, at: location), factor, at: location), b, at: location)
+        return Tensor.binary(
+            .add, Tensor.binary(.multiply, Tensor.binary(.subtract, self, m, at: location), factor, at: location), b,
+            at: location)
     }
 
     /// Instance normalization: each `(n, c)` plane standardized over its spatial axes (population
@@ -49,7 +53,8 @@ extension Tensor {
             return firstFailure([scale, offset], "instanceNormalized", location)
         }
         let y = standardized(alongAxes: Array(2..<rank), epsilon: epsilon)
-        return Tensor.binary(.add, Tensor.binary(.multiply, y, parameters[0], at: location), parameters[1], at: location)
+        return Tensor.binary(
+            .add, Tensor.binary(.multiply, y, parameters[0], at: location), parameters[1], at: location)
     }
 
     /// Group normalization: the channels of `[N, C, spatial...]` in `groupCount` groups, each
@@ -63,27 +68,33 @@ extension Tensor {
             return firstFailure([scale, offset], "groupNormalized", location)
         }
         guard groupCount > 0, shape[1] % groupCount == 0 else {
-            return Tensor(failed: TensorError(
-                .invalidArgument, op: "groupNormalized", operandShapes: [shape],
-                message: "\(shape[1]) channels do not split into \(groupCount) groups", location: location))
+            return Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "groupNormalized", operandShapes: [shape],
+                    message: "\(shape[1]) channels do not split into \(groupCount) groups", location: location))
         }
         let grouped = reshaped(to: [shape[0], groupCount, -1], file: file, line: line)
         let y = grouped.standardized(alongAxes: [2], epsilon: epsilon).reshaped(to: shape, file: file, line: line)
-        return Tensor.binary(.add, Tensor.binary(.multiply, y, parameters[0], at: location), parameters[1], at: location)
+        return Tensor.binary(
+            .add, Tensor.binary(.multiply, y, parameters[0], at: location), parameters[1], at: location)
     }
 
     /// `[N, C, H, W]` → `[N, C / b², H·b, W·b]`: each pixel's channels spread over a `b × b`
     /// block, depth-column-row (`DCR`, ONNX's default and TensorFlow's order) or column-row-depth
     /// (`CRD`, PyTorch's `pixel_shuffle`).
-    public func depthToSpace(blockSize: Int, columnRowDepth: Bool = false, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        guard rank == 4, blockSize > 0, case let (area, overflow) = blockSize.multipliedReportingOverflow(by: blockSize),
+    public func depthToSpace(
+        blockSize: Int, columnRowDepth: Bool = false, file: StaticString = #fileID, line: UInt = #line
+    ) -> Tensor {
+        guard rank == 4, blockSize > 0,
+            case (let area, let overflow) = blockSize.multipliedReportingOverflow(by: blockSize),
             !overflow, shape[1] % area == 0
         else {
             return rearrangementFailure("depthToSpace", "needs [N, C, H, W] with C divisible by blockSize²", file, line)
         }
         let (n, c, h, w) = (shape[0], shape[1], shape[2], shape[3])
         let depth = c / area
-        let moved = columnRowDepth
+        let moved =
+            columnRowDepth
             ? reshaped(to: [n, depth, blockSize, blockSize, h, w], file: file, line: line)
                 .transposed(permutation: [0, 1, 4, 2, 5, 3], file: file, line: line)
             : reshaped(to: [n, blockSize, blockSize, depth, h, w], file: file, line: line)
@@ -95,7 +106,8 @@ extension Tensor {
     /// in its `DCR` order.
     public func spaceToDepth(blockSize: Int, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         guard rank == 4, blockSize > 0, shape[2] % blockSize == 0, shape[3] % blockSize == 0 else {
-            return rearrangementFailure("spaceToDepth", "needs [N, C, H, W] with H and W divisible by blockSize", file, line)
+            return rearrangementFailure(
+                "spaceToDepth", "needs [N, C, H, W] with H and W divisible by blockSize", file, line)
         }
         let (n, c, h, w) = (shape[0], shape[1], shape[2], shape[3])
         return reshaped(to: [n, c, h / blockSize, blockSize, w / blockSize, blockSize], file: file, line: line)
@@ -121,14 +133,17 @@ extension Tensor {
     /// The error for parameters that do not fit: the first failed operand's, else a shape mismatch.
     private func firstFailure(_ parameters: [Tensor], _ name: String, _ location: SourceLocation) -> Tensor {
         if let failed = ([self] + parameters).first(where: { $0.error != nil }) { return failed }
-        return Tensor(failed: TensorError(
-            .shapeMismatch, op: name, operandShapes: [shape] + parameters.map(\.shape),
-            message: "needs [N, C, spatial...] and parameters of one value per channel", location: location))
+        return Tensor(
+            failed: TensorError(
+                .shapeMismatch, op: name, operandShapes: [shape] + parameters.map(\.shape),
+                message: "needs [N, C, spatial...] and parameters of one value per channel", location: location))
     }
 
     private func rearrangementFailure(_ name: String, _ message: String, _ file: StaticString, _ line: UInt) -> Tensor {
         if error != nil { return self }
-        return Tensor(failed: TensorError(
-            .invalidArgument, op: name, operandShapes: [shape], message: message, location: SourceLocation(file, line)))
+        return Tensor(
+            failed: TensorError(
+                .invalidArgument, op: name, operandShapes: [shape], message: message,
+                location: SourceLocation(file, line)))
     }
 }

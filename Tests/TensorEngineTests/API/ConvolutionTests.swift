@@ -31,12 +31,14 @@ struct ConvolutionTests {
         let box = x.convolution(weight: Tensor(ones: [1, 1, 3, 3], scalarType: Float.self), padding: .same)
         #expect(try await Self.values(box, policy) == [12, 21, 16, 27, 45, 33, 24, 39, 28])
         // Stride 2 with symmetric padding 1 reads the four corners' neighbourhoods.
-        let strided = conv2D(x, weight: Tensor(ones: [1, 1, 3, 3], scalarType: Float.self), stride: (2, 2), padding: (1, 1))
+        let strided = conv2D(
+            x, weight: Tensor(ones: [1, 1, 3, 3], scalarType: Float.self), stride: (2, 2), padding: (1, 1))
         #expect(try await Self.values(strided, policy) == [12, 16, 24, 28])
         // 1-D with dilation 2 and a bias: y[i] = x[i] - x[i + 2] + 10.
         let line = Tensor(shape: [1, 1, 5], scalars: [1, 2, 3, 5, 8] as [Float])
         let difference = line.convolution(
-            weight: Tensor(shape: [1, 1, 2], scalars: [1, -1] as [Float]), bias: Tensor([10] as [Float]), dilations: [2])
+            weight: Tensor(shape: [1, 1, 2], scalars: [1, -1] as [Float]), bias: Tensor([10] as [Float]), dilations: [2]
+        )
         #expect(try await Self.values(difference, policy) == [8, 7, 5])
     }
 
@@ -80,7 +82,8 @@ struct ConvolutionTests {
         #expect(try await Self.values(x.globalAveragePool(), policy) == [8.5])
         #expect(try await Self.values(x.globalMaxPool(), policy) == [16])
         // A NaN wins its window's maximum.
-        let nan = Tensor(shape: [1, 1, 1, 4], scalars: [1, .nan, 3, 4] as [Float]).maxPool(kernelSize: [1, 2], strides: [1, 2])
+        let nan = Tensor(shape: [1, 1, 1, 4], scalars: [1, .nan, 3, 4] as [Float]).maxPool(
+            kernelSize: [1, 2], strides: [1, 2])
         let pooled = try await Self.values(nan, policy)
         #expect(pooled[0].isNaN && pooled[1] == 4)
     }
@@ -99,7 +102,8 @@ struct ConvolutionTests {
             offset: Tensor([0, 1] as [Float]), epsilon: 0)
         #expect(try await normalized.shapedArray(of: Float.self).scalars == [-3, 2, -5, 7])
         // Each plane of two values standardized: -1 and 1, then scaled by 1 and 2.
-        let instance = x.instanceNormalized(scale: Tensor([1, 2] as [Float]), offset: Tensor([0, 0] as [Float]), epsilon: 0)
+        let instance = x.instanceNormalized(
+            scale: Tensor([1, 2] as [Float]), offset: Tensor([0, 0] as [Float]), epsilon: 0)
         #expect(try await instance.shapedArray(of: Float.self).scalars == [-1, 1, -2, 2])
         // Four channels of one pixel become a 2x2 block, and back.
         let depth = Tensor(shape: [1, 4, 1, 1], scalars: [1, 2, 3, 4] as [Float])
@@ -109,28 +113,35 @@ struct ConvolutionTests {
         #expect(try await block.spaceToDepth(blockSize: 2).shapedArray(of: Float.self).scalars == [1, 2, 3, 4])
         #expect(depth.depthToSpace(blockSize: 3).error?.kind == .invalidArgument)
         #expect(depth.depthToSpace(blockSize: Int.max).error?.kind == .invalidArgument)
-        #expect(x.batchNormalized(mean: Tensor([1] as [Float]), variance: Tensor([1] as [Float]),
-                                  scale: Tensor([1] as [Float]), offset: Tensor([1] as [Float])).error?.kind == .shapeMismatch)
+        #expect(
+            x.batchNormalized(
+                mean: Tensor([1] as [Float]), variance: Tensor([1] as [Float]),
+                scale: Tensor([1] as [Float]), offset: Tensor([1] as [Float])
+            ).error?.kind == .shapeMismatch)
     }
 
     @Test func badGeometryIsATypedError() {
         let x = Tensor(zeros: [1, 4, 5, 5], scalarType: Float.self)
         let w = Tensor(zeros: [2, 4, 3, 3], scalarType: Float.self)
         // A weight whose channels do not match, groups that do not divide them.
-        #expect(x.convolution(weight: Tensor(zeros: [2, 3, 3, 3], scalarType: Float.self)).error?.kind == .shapeMismatch)
+        #expect(
+            x.convolution(weight: Tensor(zeros: [2, 3, 3, 3], scalarType: Float.self)).error?.kind == .shapeMismatch)
         #expect(x.convolution(weight: w, groupCount: 3).error?.kind == .shapeMismatch)
         #expect(x.convolution(weight: w, groupCount: 0).error?.kind == .shapeMismatch)
         // Strides and dilations that are not positive, or one per spatial axis.
         #expect(x.convolution(weight: w, strides: [0, 1]).error?.kind == .invalidArgument)
         #expect(x.convolution(weight: w, dilations: [1]).error?.kind == .invalidArgument)
         // A kernel larger than the padded input; a bias of the wrong length.
-        #expect(x.convolution(weight: Tensor(zeros: [2, 4, 7, 7], scalarType: Float.self)).error?.kind == .invalidArgument)
-        #expect(x.convolution(weight: w, bias: Tensor(zeros: [3], scalarType: Float.self)).error?.kind == .shapeMismatch)
+        #expect(
+            x.convolution(weight: Tensor(zeros: [2, 4, 7, 7], scalarType: Float.self)).error?.kind == .invalidArgument)
+        #expect(
+            x.convolution(weight: w, bias: Tensor(zeros: [3], scalarType: Float.self)).error?.kind == .shapeMismatch)
         // Not an image, integer data, mismatched types.
         #expect(Tensor(zeros: [4, 5], scalarType: Float.self).convolution(weight: w).error?.kind == .shapeMismatch)
         #expect(
             Tensor(zeros: [1, 4, 5, 5], scalarType: Int32.self)
-                .convolution(weight: Tensor(zeros: [2, 4, 3, 3], scalarType: Int32.self)).error?.kind == .scalarTypeMismatch)
+                .convolution(weight: Tensor(zeros: [2, 4, 3, 3], scalarType: Int32.self)).error?.kind
+                == .scalarTypeMismatch)
         // Sizes at the edge of Int: overflow is an error, not a trap.
         #expect(x.convolution(weight: w, dilations: [Int.max, 1]).error != nil)
         #expect(x.convolution(weight: w, padding: .symmetric([Int.max, 0])).error?.kind == .tooLarge)
@@ -139,10 +150,13 @@ struct ConvolutionTests {
         #expect(x.maxPool(kernelSize: [2, 2], padding: .symmetric([2, 0])).error?.kind == .invalidArgument)
         #expect(x.averagePool(kernelSize: [2]).error?.kind == .shapeMismatch)
         // Transposed: output padding must stay below the stride.
-        let t = x.transposedConvolution(weight: Tensor(zeros: [4, 2, 3, 3], scalarType: Float.self), outputPadding: [1, 1])
+        let t = x.transposedConvolution(
+            weight: Tensor(zeros: [4, 2, 3, 3], scalarType: Float.self), outputPadding: [1, 1])
         #expect(t.error?.kind == .invalidArgument)
         #expect(
-            x.transposedConvolution(weight: Tensor(zeros: [4, 2, 3, 3], scalarType: Float.self), strides: [Int.max, 1])
-                .error?.kind == .tooLarge)
+            x.transposedConvolution(
+                weight: Tensor(zeros: [4, 2, 3, 3], scalarType: Float.self), strides: [Int.max, 1]
+            )
+            .error?.kind == .tooLarge)
     }
 }

@@ -37,7 +37,8 @@ import Testing
     @Test func lightModelsMatchTheirExpectedOutputs() async throws {
         let root = ONNXConformance.directory()
         guard FileManager.default.fileExists(atPath: root.appendingPathComponent("light").path) else {
-            throw ONNXFixture.Missing(description: "ONNX's light models are not in \(root.path); run scripts/fetch-onnx-tests.sh")
+            throw ONNXFixture.Missing(
+                description: "ONNX's light models are not in \(root.path); run scripts/fetch-onnx-tests.sh")
         }
         var policies: [ComputePolicy] = [.only(.openblas), .all]
         if BackendStatus.all.contains(where: { $0.id == .opencl && $0.isAvailable }) { policies.append(.only(.opencl)) }

@@ -5,7 +5,9 @@ extension NaiveBackend {
     /// `y[n, m, o...] = bias[m] + Σ_{c, t} x[n, g·C/g + c, o·stride - pad + t·dilation] · w[m, c, t]`
     /// over the input channels `c` of output channel `m`'s group `g` and the kernel taps `t` that
     /// land inside the input (the padding reads as zeros).
-    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
+        -> Value
+    {
         let (result, out) = try allocate(output, for: "convolution")
         let (input, weight) = (inputs[0], inputs[1])
         let x = try HostElements(input)
@@ -30,7 +32,10 @@ extension NaiveBackend {
                     let position = coordinates(of: o, in: outSpatial)
                     var total = bias.map { Double($0.float(bOffsets[m])) } ?? 0
                     for (t, tap) in taps.enumerated() {
-                        guard let flat = inputPosition(position, tap, geometry.strides, geometry.dilations, geometry.padding, inSpatial) else {
+                        guard
+                            let flat = inputPosition(
+                                position, tap, geometry.strides, geometry.dilations, geometry.padding, inSpatial)
+                        else {
                             continue
                         }
                         for c in 0..<inPerGroup {
@@ -50,7 +55,9 @@ extension NaiveBackend {
     /// The maximum (NaN winning; `-∞` or `Int32.min` for a window that misses the input) or the
     /// average of each window's elements inside the input, the average over the count the
     /// geometry says.
-    func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+    func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature)
+        throws(TensorError) -> Value
+    {
         let (result, out) = try allocate(output, for: kind.name)
         let x = try HostElements(input)
         let offsets = input.layout.elementOffsets()
@@ -65,7 +72,10 @@ extension NaiveBackend {
                 let position = coordinates(of: o, in: outSpatial)
                 var values: [Double] = []
                 for tap in taps {
-                    guard let flat = inputPosition(position, tap, geometry.strides, geometry.dilations, geometry.padding, inSpatial) else {
+                    guard
+                        let flat = inputPosition(
+                            position, tap, geometry.strides, geometry.dilations, geometry.padding, inSpatial)
+                    else {
                         continue
                     }
                     let offset = offsets[plane * inCount + flat]
@@ -75,11 +85,14 @@ extension NaiveBackend {
                 if kind == .averagePool {
                     var count = 1
                     for axis in position.indices {
-                        count *= WindowArithmetic.averageCount(window: position[axis], axis: axis, geometry: geometry, extent: inSpatial[axis])
+                        count *= WindowArithmetic.averageCount(
+                            window: position[axis], axis: axis, geometry: geometry, extent: inSpatial[axis])
                     }
                     out.setFloat(Float(values.reduce(0, +) / Double(count)), index)
                 } else {
-                    let best = values.reduce(ReductionMonoid.maximum.identity) { ReductionMonoid.maximum.combine($0, $1) }
+                    let best = values.reduce(ReductionMonoid.maximum.identity) {
+                        ReductionMonoid.maximum.combine($0, $1)
+                    }
                     if x.type.isFloatingPoint {
                         out.setFloat(Float(best), index)
                     } else {

@@ -7,14 +7,17 @@ extension OpenBLASBackend {
     /// without padding reads the input itself as `cols`; a depthwise convolution (one input channel
     /// per output channel) runs a direct kernel instead, one output plane per task. The bias is
     /// written first and the products accumulate onto it.
-    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
+        -> Value
+    {
         let (result, buffer) = try allocate(output, for: "convolution")
         guard output.elementCount > 0 else { return result }
         let (x, xOwner) = try contiguous(inputs[0])
         let (w, wOwner) = try contiguous(inputs[1])
         let (input, weight) = (inputs[0].shape, inputs[1].shape)
         let shape = WindowShape3D(
-            input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)), output: Array(output.shape.dropFirst(2)),
+            input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)),
+            output: Array(output.shape.dropFirst(2)),
             strides: geometry.strides, dilations: geometry.dilations, padding: geometry.padding)
         let out = buffer.elements(as: Float.self)
         let (batch, channels, outChannels) = (input[0], input[1], output.shape[1])
@@ -35,7 +38,8 @@ extension OpenBLASBackend {
         let source = UnsafePointer(x.assumingMemoryBound(to: Float.self))
         let filters = UnsafePointer(w.assumingMemoryBound(to: Float.self))
         if inPerGroup == 1 {
-            Self.depthwise(source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
+            Self.depthwise(
+                source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
         } else {
             try gemmConvolution(
                 source, filters, out, shape, batch: batch, channels: channels, groups: groups, outPerGroup: outPerGroup)
@@ -45,16 +49,19 @@ extension OpenBLASBackend {
     }
 
     private func gemmConvolution(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        _ shape: WindowShape3D,
         batch: Int, channels: Int, groups: Int, outPerGroup: Int
     ) throws(TensorError) {
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
         let (inCount, outCount) = (shape.inputCount, shape.outputCount)
         guard reduction < Int(Int32.max), outCount < Int(Int32.max), outPerGroup < Int(Int32.max) else {
-            throw TensorError(.unsupported, op: "convolution", message: "a product dimension of 2^31 or more exceeds BLAS's indices")
+            throw TensorError(
+                .unsupported, op: "convolution", message: "a product dimension of 2^31 or more exceeds BLAS's indices")
         }
-        let pointwise = shape.kernelCount == 1 && shape.strides == SIMD3(1, 1, 1) && shape.before == SIMD3(0, 0, 0)
+        let pointwise =
+            shape.kernelCount == 1 && shape.strides == SIMD3(1, 1, 1) && shape.before == SIMD3(0, 0, 0)
             && shape.input == shape.output
         // Whole output rows per block, at most about 8 MiB of columns.
         let rowsTotal = shape.output[0] * shape.output[1]
@@ -66,8 +73,14 @@ extension OpenBLASBackend {
         // after another, each im2col by all cores); the others are cut into pieces of output rows,
         // each task its own im2col and a single-threaded product, so no BLAS thread waits spinning.
         let libraryThreaded = multiplyAdds >= Double(MatmulSplit.libraryThreadingMultiplyAdds) || Parallel.workers == 1
-        let wanted = libraryThreaded ? 1 : Swift.max(
-            1, Swift.min(Parallel.workers * MatmulSplit.piecesPerWorker, Int(multiplyAdds) / MatmulSplit.minimumMultiplyAddsPerPiece))
+        let wanted =
+            libraryThreaded
+            ? 1
+            : Swift.max(
+                1,
+                Swift.min(
+                    Parallel.workers * MatmulSplit.piecesPerWorker,
+                    Int(multiplyAdds) / MatmulSplit.minimumMultiplyAddsPerPiece))
         let chunksPerPlane = Swift.max(1, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
         let rowsPerChunk = Swift.min(rowsPerBlock, (rowsTotal + chunksPerPlane - 1) / chunksPerPlane)
         var tasks: [(plane: Int, rows: Range<Int>)] = []
@@ -100,7 +113,8 @@ extension OpenBLASBackend {
                         leading = columnsWidth
                     }
                     cblas_sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(columnsWidth), Int32(reduction),
+                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(columnsWidth),
+                        Int32(reduction),
                         1, filters, Int32(reduction), source, Int32(leading), 1, result, Int32(outCount))
                 }
             }
@@ -157,7 +171,8 @@ extension OpenBLASBackend {
     /// Each output plane `(n, m)` from its one input channel `m / multiplier`: each output row
     /// gets, for every tap, the weight times the input row that tap reads.
     private static func depthwise(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        _ shape: WindowShape3D,
         planes: Int, channels: Int, multiplier: Int
     ) {
         let outChannels = channels * multiplier

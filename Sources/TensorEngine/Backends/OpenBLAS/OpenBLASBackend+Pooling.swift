@@ -2,7 +2,9 @@ extension OpenBLASBackend {
     /// Max or average pooling of `Float` planes, one plane `(n, c)` per task: each output from the
     /// taps of its window inside the input (a NaN wins a maximum; an average divides by the count
     /// the geometry says).
-    func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+    func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature)
+        throws(TensorError) -> Value
+    {
         let (result, buffer) = try allocate(output, for: kind.name)
         guard output.elementCount > 0 else { return result }
         let (x, owner) = try contiguous(input)
@@ -18,7 +20,8 @@ extension OpenBLASBackend {
         let divisors: [[Int]] = (0..<WindowShape3D.maxSpatialRank).map { axis in
             guard axis >= lead else { return [1] }
             return (0..<shape.output[axis]).map {
-                WindowArithmetic.averageCount(window: $0, axis: axis - lead, geometry: geometry, extent: spatial[axis - lead])
+                WindowArithmetic.averageCount(
+                    window: $0, axis: axis - lead, geometry: geometry, extent: spatial[axis - lead])
             }
         }
         let average = kind == .averagePool
@@ -35,7 +38,9 @@ extension OpenBLASBackend {
             for index in 0..<shape.output[axis] {
                 let (start, taps) = shape.taps(axis, index)
                 let entry = table + 4 * (next + index)
-                (entry[0], entry[1], entry[2], entry[3]) = (start, taps.lowerBound, taps.upperBound, divisors[axis][axis < lead ? 0 : index])
+                (entry[0], entry[1], entry[2], entry[3]) = (
+                    start, taps.lowerBound, taps.upperBound, divisors[axis][axis < lead ? 0 : index]
+                )
             }
             next += shape.output[axis]
         }
@@ -60,7 +65,8 @@ extension OpenBLASBackend {
                             var nans = 0
                             for kd in d[1]..<d[2] {
                                 for kh in h[1]..<h[2] {
-                                    let row = input + ((d[0] + kd * dilations[0]) * planeRows + h[0] + kh * dilations[1])
+                                    let row =
+                                        input + ((d[0] + kd * dilations[0]) * planeRows + h[0] + kh * dilations[1])
                                         * rowLength + w[0]
                                     if average {
                                         for kw in w[1]..<w[2] { total += row[kw * dilations[2]] }

@@ -34,17 +34,21 @@ extension OpenCLBackend {
     /// as the batched product
     /// `W[g] · cols[n, g]` over im2col's columns, through the device's matmul kernels, then
     /// the bias.
-    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
+        -> Value
+    {
         let type = output.scalarType
         let (input, weight) = (inputs[0].shape, inputs[1].shape)
         let shape = WindowShape3D(
-            input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)), output: Array(output.shape.dropFirst(2)),
+            input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)),
+            output: Array(output.shape.dropFirst(2)),
             strides: geometry.strides, dilations: geometry.dilations, padding: geometry.padding)
         let (batch, channels, outChannels, groups) = (input[0], input[1], output.shape[1], geometry.groups)
         let (inPerGroup, outPerGroup) = (channels / groups, outChannels / groups)
         let reduction = inPerGroup * shape.kernelCount
         let (columnCount, overflow) = (batch * groups * reduction).multipliedReportingOverflow(by: shape.outputCount)
-        let columnsFit = !overflow && columnCount < Int(Int32.max)
+        let columnsFit =
+            !overflow && columnCount < Int(Int32.max)
             && columnCount * type.byteCount <= runtime.device.maxAllocationBytes
         guard output.elementCount > 0 else { return try allocate(output, op: "convolution").0 }
         let (x, xOffset) = try contiguousData(inputs[0], op: "convolution")
@@ -60,10 +64,14 @@ extension OpenCLBackend {
             let kernel = try runtime.kernel(.convolutionDirect, family: .window, options: options)
             try runtime.launch1D(
                 kernel,
-                [.buffer(x), .int(xOffset), .buffer(w), .int(wOffset), .buffer(bias), .int(biasOffset),
-                 .int(inputs.count > 2 ? 1 : 0)] + window
-                    + [.int(Int32(channels)), .int(Int32(outChannels)), .int(Int32(inPerGroup)),
-                       .int(Int32(output.elementCount)), .buffer(out)],
+                [
+                    .buffer(x), .int(xOffset), .buffer(w), .int(wOffset), .buffer(bias), .int(biasOffset),
+                    .int(inputs.count > 2 ? 1 : 0),
+                ] + window
+                    + [
+                        .int(Int32(channels)), .int(Int32(outChannels)), .int(Int32(inPerGroup)),
+                        .int(Int32(output.elementCount)), .buffer(out),
+                    ],
                 count: output.elementCount)
             return result
         }
@@ -72,11 +80,14 @@ extension OpenCLBackend {
         try runtime.launch1D(
             im2col,
             [.buffer(x), .int(xOffset)] + window
-                + [.int(Int32(channels)), .int(Int32(inPerGroup)), .int(Int32(groups)), .int(Int32(columnCount)),
-                   .buffer(columns)],
+                + [
+                    .int(Int32(channels)), .int(Int32(inPerGroup)), .int(Int32(groups)), .int(Int32(columnCount)),
+                    .buffer(columns),
+                ],
             count: columnCount)
         let columnsValue = Value(
-            buffer: columns, layout: Layout(contiguous: [batch, groups, reduction, shape.outputCount]), scalarType: type)
+            buffer: columns, layout: Layout(contiguous: [batch, groups, reduction, shape.outputCount]), scalarType: type
+        )
         // Every batch reads the same filters: a zero batch stride.
         let filters = Value(
             buffer: w,
@@ -93,15 +104,20 @@ extension OpenCLBackend {
             let kernel = try runtime.kernel(.addChannelBias, family: .window, options: options)
             try runtime.launch1D(
                 kernel,
-                [.buffer(out), .buffer(bias), .int(biasOffset), .int(Int32(shape.outputCount)), .int(Int32(outChannels)),
-                 .int(Int32(output.elementCount))],
+                [
+                    .buffer(out), .buffer(bias), .int(biasOffset), .int(Int32(shape.outputCount)),
+                    .int(Int32(outChannels)),
+                    .int(Int32(output.elementCount)),
+                ],
                 count: output.elementCount)
         }
         return Value(buffer: out, layout: Layout(contiguous: output.shape), scalarType: type)
     }
 
     /// Max or average pooling, one output per work-item.
-    func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+    func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature)
+        throws(TensorError) -> Value
+    {
         let (result, out) = try allocate(output, op: kind.name)
         guard output.elementCount > 0 else { return result }
         let shape = WindowShape3D(

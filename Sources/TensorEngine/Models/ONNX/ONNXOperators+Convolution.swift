@@ -33,7 +33,8 @@ extension ONNXOperators {
             case "SAME_UPPER": padding = .same
             case "SAME_LOWER": padding = .sameLower
             case "VALID": padding = .valid
-            case let other: throw node.error("auto_pad \(other) is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", .invalidModel)
+            case let other:
+                throw node.error("auto_pad \(other) is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID", .invalidModel)
             }
         }
     }
@@ -69,7 +70,9 @@ extension ONNXOperators {
         let kernel = Array(w.shape.dropFirst(2))
         let window = try Window(node, rank: rank, kernel: kernel)
         var outputPadding = try node.ints("output_padding") ?? Array(repeating: 0, count: rank)
-        guard outputPadding.count == rank else { throw node.error("output_padding needs \(rank) values", .invalidModel) }
+        guard outputPadding.count == rank else {
+            throw node.error("output_padding needs \(rank) values", .invalidModel)
+        }
         let autoPad = try node.string("auto_pad", default: "NOTSET")
         var target = try node.ints("output_shape")
         if target == nil, autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER" {
@@ -83,7 +86,8 @@ extension ONNXOperators {
             if target.count == rank + 2 { target = Array(target.dropFirst(2)) }
             guard target.count == rank else { throw node.error("output_shape needs \(rank) extents", .invalidModel) }
             for axis in 0..<rank {
-                let grown = try checked(node, window.strides[axis].multipliedReportingOverflow(by: x.shape[axis + 2] - 1))
+                let grown = try checked(
+                    node, window.strides[axis].multipliedReportingOverflow(by: x.shape[axis + 2] - 1))
                 let span = try checked(node, window.dilations[axis].multipliedReportingOverflow(by: kernel[axis] - 1))
                 guard let natural = Tensor.checkedSum([grown, outputPadding[axis], span, 1]) else {
                     throw node.error("the transposed convolution's extent overflows an Int", .invalidModel)
@@ -97,7 +101,9 @@ extension ONNXOperators {
                     after = 0
                 }
                 guard before >= 0 else {
-                    throw node.error("output_shape \(target) is larger than the transposed convolution reaches", .unsupportedOperators)
+                    throw node.error(
+                        "output_shape \(target) is larger than the transposed convolution reaches",
+                        .unsupportedOperators)
                 }
                 pads.append((before, after))
             }
@@ -137,7 +143,9 @@ extension ONNXOperators {
     }
 
     /// The value of an arithmetic step on attribute values, or an error when it overflows.
-    private static func checked(_ node: ONNXNodeContext, _ step: (partialValue: Int, overflow: Bool)) throws(ModelError) -> Int {
+    private static func checked(_ node: ONNXNodeContext, _ step: (partialValue: Int, overflow: Bool)) throws(ModelError)
+        -> Int
+    {
         guard !step.overflow else { throw node.error("its attributes overflow an Int", .invalidModel) }
         return step.partialValue
     }
