@@ -17,7 +17,18 @@ extension Decompositions {
         if geometry.strides.contains(where: { $0 > 1 }) {
             let interleaved = Array(input.shape.prefix(2)) + spatial.flatMap { [$0, 1] }
             let sizes = [(before: 0, after: 0), (0, 0)] + geometry.strides.flatMap { [(0, 0), (0, $0 - 1)] }
-            let merged = Array(input.shape.prefix(2)) + zip(spatial, geometry.strides).map { $0 * $1 }
+            var merged = Array(input.shape.prefix(2))
+            for (extent, stride) in zip(spatial, geometry.strides) {
+                // The shape rule bounds (extent - 1)·stride, not extent·stride.
+                let (product, overflow) = extent.multipliedReportingOverflow(by: stride)
+                guard !overflow else {
+                    return Tensor(
+                        failed: TensorError(
+                            .tooLarge, op: "convolutionTranspose", operandShapes: [input.shape, weight.shape],
+                            message: "the input spread by the strides \(geometry.strides) overflows an Int"))
+                }
+                merged.append(product)
+            }
             spread = spread.reshaped(to: interleaved).padded(forSizes: sizes).reshaped(to: merged)
             let cropped = zip(spatial, geometry.strides).map { extent, stride in
                 SliceDimension(start: 0, count: extent == 0 ? 0 : (extent - 1) * stride + 1, step: 1)

@@ -120,6 +120,18 @@ struct ConvolutionTests {
             ).error?.kind == .shapeMismatch)
     }
 
+    @Test func aHugeTransposedStrideIsAnErrorWhenRun() async {
+        // (2 - 1)·stride fits an Int and the padding crops the result to 4, but spreading the two
+        // inputs by the stride does not fit: an error when the decomposition is built, not a trap.
+        let x = Tensor(zeros: [1, 1, 2, 1], scalarType: Float.self)
+        let crop = (Int.max - 10) / 2
+        let t = x.transposedConvolution(
+            weight: Tensor(zeros: [1, 1, 3, 1], scalarType: Float.self), strides: [Int.max - 10, 1],
+            padding: [(crop, crop), (0, 0)])
+        #expect(t.error == nil && t.shape == [1, 1, 4, 1])
+        await #expect(throws: TensorError.self) { _ = try await t.shapedArray(of: Float.self) }
+    }
+
     @Test func badGeometryIsATypedError() {
         let x = Tensor(zeros: [1, 4, 5, 5], scalarType: Float.self)
         let w = Tensor(zeros: [2, 4, 3, 3], scalarType: Float.self)
