@@ -127,20 +127,29 @@ package enum ONNXConformance {
         } catch {
             return .failed("test data: \(error)")
         }
+        let feeds = runnerInputs(of: model, ramp: true)
+        var fallbacks: [String] = []
+        if let end = await runSet(model, feeds, expected, policies: policies, fallbacks: &fallbacks) { return end }
+        return fallbacks.isEmpty ? .passed : .passedWithFallback(Set(fallbacks).sorted().joined(separator: ", "))
+    }
+
+    /// An input for each of the model's inputs in its declared shape (a dimension without a fixed
+    /// size is 1, as ONNX's runner makes it): `arange(n) / n` when `ramp` (the runner's inputs
+    /// for the light models), else standard normal values (seeded by the input's position).
+    package static func runnerInputs(of model: ONNXModel, ramp: Bool) -> [String: Tensor] {
         var feeds: [String: Tensor] = [:]
-        for input in model.inputDescriptions {
-            // The runner's rule: a dimension without a fixed size is 1.
-            guard let dimensions = input.multiArrayConstraint?.shape ?? nil else { return .failed("input \(input.name) has no shape") }
-            let shape = dimensions.map { dimension -> Int in
+        for (index, input) in model.inputDescriptions.enumerated() {
+            let shape = (input.multiArrayConstraint?.shape ?? []).map { dimension -> Int in
                 if case .fixed(let size) = dimension { return size }
                 return 1
             }
             let count = shape.reduce(1, *)
-            feeds[input.name] = Tensor(shape: shape, scalars: (0..<count).map { Float(Double($0) / Double(count)) })
+            feeds[input.name] =
+                ramp
+                ? Tensor(shape: shape, scalars: (0..<count).map { Float(Double($0) / Double(count)) })
+                : Tensor(randomNormal: shape, seed: UInt64(index + 1))
         }
-        var fallbacks: [String] = []
-        if let end = await runSet(model, feeds, expected, policies: policies, fallbacks: &fallbacks) { return end }
-        return fallbacks.isEmpty ? .passed : .passedWithFallback(Set(fallbacks).sorted().joined(separator: ", "))
+        return feeds
     }
 
     /// One data set on every policy: `nil` when it passes, else the outcome that ends the test.

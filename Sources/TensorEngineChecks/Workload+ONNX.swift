@@ -83,19 +83,8 @@ package struct ONNXWorkload: Sendable {
         switch inputs {
         case .sentences(let texts): sentences = texts
         case .normal, .ramp:
-            var feeds: [String: Tensor] = [:]
-            for (index, input) in model.inputDescriptions.enumerated() {
-                let shape = (input.multiArrayConstraint?.shape ?? []).map { dimension -> Int in
-                    if case .fixed(let size) = dimension { return size }
-                    return 1
-                }
-                let count = shape.reduce(1, *)
-                if case .ramp = inputs {
-                    feeds[input.name] = Tensor(shape: shape, scalars: (0..<count).map { Float(Double($0) / Double(count)) })
-                } else {
-                    feeds[input.name] = Workload.random(shape, seed: index + 1)
-                }
-            }
+            let ramp = if case .ramp = inputs { true } else { false }
+            let feeds = ONNXConformance.runnerInputs(of: model, ramp: ramp)
             try Tensor.evaluateNow(Array(feeds.values))
             return (model, feeds)
         }

@@ -55,6 +55,15 @@ package struct KernelCondition<B: Backend>: Sendable {
         }
     }
 
+    /// The result has at most ``WindowShape3D/maxSpatialRank`` spatial axes (`[N, C, spatial...]`):
+    /// what the CPU and OpenCL window kernels address.
+    static var fewSpatialAxes: KernelCondition {
+        KernelCondition { _, query in
+            query.output.shape.count - 2 <= WindowShape3D.maxSpatialRank
+                ? nil : "more than \(WindowShape3D.maxSpatialRank) spatial axes"
+        }
+    }
+
     /// Both conditions.
     func and(_ other: KernelCondition) -> KernelCondition {
         KernelCondition { backend, query in check(backend, query) ?? other.check(backend, query) }

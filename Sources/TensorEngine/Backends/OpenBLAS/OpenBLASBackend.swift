@@ -66,13 +66,10 @@ package final class OpenBLASBackend: Backend {
         registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
             try backend.matmul(inputs[0], inputs[1], output)
         }
-        let fewSpatialAxes = KernelCondition<OpenBLASBackend> { _, query in
-            query.output.shape.count - 2 <= WindowShape3D.maxSpatialRank ? nil : "more than 3 spatial axes"
-        }
-        registry.register(.convolution, when: KernelCondition.float32.and(fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.convolution, when: KernelCondition.float32.and(.fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
             try backend.convolution(op.convolutionGeometry, inputs, output)
         }
-        registry.register([.maxPool, .averagePool], when: KernelCondition.float32.and(fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
+        registry.register([.maxPool, .averagePool], when: KernelCondition.float32.and(.fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
             try backend.pooling(op.kind, op.poolingGeometry, inputs[0], output)
         }
         registry.register(.contiguous) { backend, _, inputs, output throws(TensorError) in

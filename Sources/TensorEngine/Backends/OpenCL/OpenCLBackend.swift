@@ -106,13 +106,10 @@ package final class OpenCLBackend: Backend {
             try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)
         }
         registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in try backend.matmul(inputs[0], inputs[1], output) }
-        let fewSpatialAxes = KernelCondition<OpenCLBackend> { _, query in
-            query.output.shape.count - 2 <= WindowShape3D.maxSpatialRank ? nil : "more than 3 spatial axes"
-        }
-        registry.register(.convolution, when: fewSpatialAxes) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.convolution, when: .fewSpatialAxes) { backend, op, inputs, output throws(TensorError) in
             try backend.convolution(op.convolutionGeometry, inputs, output)
         }
-        registry.register([.maxPool, .averagePool], when: fewSpatialAxes) { backend, op, inputs, output throws(TensorError) in
+        registry.register([.maxPool, .averagePool], when: .fewSpatialAxes) { backend, op, inputs, output throws(TensorError) in
             try backend.pooling(op.kind, op.poolingGeometry, inputs[0], output)
         }
         registry.register(.contiguous) { backend, op, inputs, output throws(TensorError) in
