@@ -1,28 +1,5 @@
+import Foundation
 import Synchronization
-
-/// A named input or output of a ``Model``: a tensor, or text for models that tokenize.
-public enum FeatureValue: Sendable {
-    /// A tensor (lazy: it runs when materialized).
-    case tensor(Tensor)
-    /// A string.
-    case string(String)
-
-    /// The tensor, if the value is one.
-    public var tensorValue: Tensor? {
-        switch self {
-        case .tensor(let tensor): tensor
-        case .string: nil
-        }
-    }
-
-    /// The string, if the value is one.
-    public var stringValue: String? {
-        switch self {
-        case .tensor: nil
-        case .string(let string): string
-        }
-    }
-}
 
 /// A source of named feature values, like Core ML's `MLFeatureProvider`.
 ///
@@ -38,7 +15,9 @@ public protocol FeatureProvider: Sendable {
 /// A provider backed by a dictionary of values, like Core ML's `MLDictionaryFeatureProvider`.
 ///
 /// ```swift
-/// let input = DictionaryFeatureProvider(["text": .string("A man is eating food.")])
+/// let input = try DictionaryFeatureProvider(dictionary: [
+///     "input_ids": FeatureValue(multiArray: ids), "confidence_threshold": 0.5,
+/// ])
 /// ```
 public struct DictionaryFeatureProvider: FeatureProvider {
     /// The values by name.
@@ -50,11 +29,66 @@ public struct DictionaryFeatureProvider: FeatureProvider {
     /// Creates a provider from tensors.
     public init(tensors: [String: Tensor]) { self.dictionary = tensors.mapValues(FeatureValue.tensor) }
 
+    /// Creates a provider from values of any kind a feature can hold, as Core ML's does:
+    /// ``FeatureValue``, ``MultiArray``, ``Tensor``, ``ShapedArray``, `String`, integers, floating
+    /// point numbers, `NSNumber`, ``FeatureSequence`` and `[String: NSNumber]` / `[Int: NSNumber]`.
+    ///
+    /// - Throws: ``ModelError/Kind/invalidInput`` naming the feature whose value is of none of
+    ///   these types.
+    public init(dictionary: [String: Any]) throws(ModelError) {
+        var values: [String: FeatureValue] = [:]
+        for (name, value) in dictionary {
+            guard let feature = try DictionaryFeatureProvider.featureValue(of: value) else {
+                throw ModelError(
+                    .invalidInput, "feature '\(name)': a value of type \(type(of: value)) cannot be a feature value")
+            }
+            values[name] = feature
+        }
+        self.dictionary = values
+    }
+
+    /// The feature value of `value`, or `nil` for a type no feature holds.
+    static func featureValue(of value: Any) throws(ModelError) -> FeatureValue? {
+        switch value {
+        case let value as FeatureValue: return value
+        case let value as MultiArray: return .multiArray(value)
+        case let value as Tensor: return .tensor(value)
+        case let value as any ShapedArrayTensorConvertible: return .tensor(value.tensor)
+        case let value as String: return .string(value)
+        case let value as Int: return .int64(Int64(value))
+        case let value as Int64: return .int64(value)
+        case let value as Int32: return .int64(Int64(value))
+        case let value as Double: return .double(value)
+        case let value as Float: return .double(Double(value))
+        case let value as NSNumber: return .double(value.doubleValue)
+        case let value as FeatureSequence: return .sequence(value)
+        case let value as [String: NSNumber]: return .stringDictionary(value.mapValues(\.doubleValue))
+        case let value as [Int: NSNumber]:
+            return .int64Dictionary(
+                Dictionary(uniqueKeysWithValues: value.map { (Int64($0.key), $0.value.doubleValue) }))
+        case let value as [AnyHashable: NSNumber]: return try FeatureValue(dictionary: value)
+        default: return nil
+        }
+    }
+
     /// The dictionary's keys.
     public var featureNames: Set<String> { Set(dictionary.keys) }
 
     /// The value stored under the name.
     public func featureValue(for featureName: String) -> FeatureValue? { dictionary[featureName] }
+
+    /// The value stored under the name.
+    public subscript(featureName: String) -> FeatureValue? { dictionary[featureName] }
+}
+
+/// A shaped array of any scalar type, for providers built from untyped values.
+protocol ShapedArrayTensorConvertible {
+    /// A tensor over the array's scalars.
+    var tensor: Tensor { get }
+}
+
+extension ShapedArray: ShapedArrayTensorConvertible {
+    var tensor: Tensor { Tensor(self) }
 }
 
 /// A provider that computes each value the first time it is asked for, then keeps it.

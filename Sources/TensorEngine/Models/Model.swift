@@ -1,27 +1,233 @@
 import Foundation
 
-/// A model that turns input features into output features, like Core ML's `MLModel`.
-public protocol Model: Sendable {
-    /// The names of the input features the model reads.
-    var inputFeatureNames: Set<String> { get }
-    /// The names of the output features the model gives.
-    var outputFeatureNames: Set<String> { get }
-    /// Predicts the outputs for one input.
-    func prediction(from input: any FeatureProvider) async throws -> any FeatureProvider
-    /// Predicts the outputs for several inputs, in order; a model may batch them.
-    func predictions(from inputs: [any FeatureProvider]) async throws -> [any FeatureProvider]
+/// What a ``Model`` runs: an ONNX graph (``ONNXModel``), a sentence embedder
+/// (``SentenceEmbedder``), or a model of your own.
+///
+/// Implementations do their work synchronously on the calling thread; ``Model``'s `async`
+/// methods call them off Swift's cooperative pool.
+public protocol ModelImplementation: Sendable {
+    /// The model's inputs, outputs and state.
+    var modelDescription: ModelDescription { get }
+    /// Predicts the outputs for one input under `policy`.
+    func prediction(from input: any FeatureProvider, policy: ComputePolicy) throws -> any FeatureProvider
+    /// Predicts the outputs for several inputs, in order; an implementation may batch them.
+    func predictions(from inputs: [any FeatureProvider], policy: ComputePolicy) throws -> [any FeatureProvider]
+    /// Predicts the outputs for one input, reading and updating `state`.
+    func prediction(from input: any FeatureProvider, using state: State, policy: ComputePolicy) throws
+        -> any FeatureProvider
+    /// The state a stateful model starts from.
+    func makeState() -> State
 }
 
-extension Model {
-    /// One ``prediction(from:)`` after another.
+extension ModelImplementation {
+    /// One ``prediction(from:policy:)`` after another.
+    public func predictions(from inputs: [any FeatureProvider], policy: ComputePolicy) throws -> [any FeatureProvider] {
+        try inputs.map { try prediction(from: $0, policy: policy) }
+    }
+
+    /// Throws ``ModelError/Kind/invalidModel``: the model has no state.
+    public func prediction(from input: any FeatureProvider, using state: State, policy: ComputePolicy) throws
+        -> any FeatureProvider
+    {
+        guard modelDescription.stateDescriptions.isEmpty else {
+            throw ModelError(.invalidModel, "the model declares state but does not implement stateful prediction")
+        }
+        throw ModelError(.invalidModel, "the model has no state: use prediction(from:)")
+    }
+
+    /// A state with no buffers.
+    public func makeState() -> State { State(descriptions: modelDescription.stateDescriptions) }
+}
+
+/// A model loaded for prediction, like Core ML's `MLModel`.
+///
+/// ```swift
+/// let config = ModelConfiguration()
+/// config.computeUnits = .cpuOnly
+/// let model = try await Model.load(contentsOf: URL(fileURLWithPath: "model.onnx"), configuration: config)
+/// let input = try DictionaryFeatureProvider(dictionary: ["input_ids": FeatureValue(multiArray: ids)])
+/// let output = try await model.prediction(from: input)
+/// let logits = output.featureValue(for: "logits")?.multiArrayValue
+/// ```
+///
+/// `Model.load(contentsOf:)` reads an ONNX file (`.onnx`), a model compiled by ``compileModel(at:)``,
+/// or a sentence-embedding folder (sentence-transformers' layout). Predictions run under the
+/// configuration's compute units; `async` ones run off Swift's cooperative pool, so awaiting a
+/// prediction never blocks other tasks.
+public final class Model: Sendable {
+    /// What the model runs.
+    public let implementation: any ModelImplementation
+    /// The configuration the model was loaded with (a copy: later changes to the caller's object
+    /// do not affect the model).
+    public let configuration: ModelConfiguration
+    /// The file or folder the model was loaded from, if any.
+    public let url: URL?
+
+    /// A model that runs `implementation`.
+    public init(implementation: any ModelImplementation, configuration: ModelConfiguration = ModelConfiguration()) {
+        self.implementation = implementation
+        self.configuration = configuration.copy()
+        url = nil
+    }
+
+    /// Loads a model synchronously (Core ML's `MLModel(contentsOf:configuration:)`).
+    ///
+    /// - Throws: ``ModelError`` for a model the engine cannot run (every unsupported node listed),
+    ///   ``FileFormatError`` for a malformed file, ``ModelError/Kind/unsupportedType`` for a kind
+    ///   of file the engine does not read.
+    public init(contentsOf url: URL, configuration: ModelConfiguration = ModelConfiguration()) throws {
+        let copied = configuration.copy()
+        implementation = try ModelLoader.implementation(at: url, configuration: copied)
+        self.configuration = copied
+        self.url = url
+    }
+
+    /// Loads a model, off the cooperative pool (Core ML's `MLModel.load(contentsOf:configuration:)`).
+    public static func load(
+        contentsOf url: URL, configuration: ModelConfiguration = ModelConfiguration()
+    ) async throws -> Model {
+        let copied = configuration.copy()
+        return try await Model.offPool { try Model(contentsOf: url, configuration: copied) }
+    }
+
+    /// The model's inputs, outputs, state and metadata.
+    public var modelDescription: ModelDescription { implementation.modelDescription }
+
+    /// The compute devices this process has (Core ML's `MLModel.availableComputeDevices`).
+    public static var availableComputeDevices: [ComputeDevice] { ComputeDevice.allComputeDevices }
+
+    // MARK: Predictions
+
+    /// Predicts the outputs for one input, on the calling thread.
+    public func prediction(from input: any FeatureProvider) throws -> any FeatureProvider {
+        try prediction(from: input, options: PredictionOptions())
+    }
+
+    /// Predicts the outputs for one input with options, on the calling thread.
+    public func prediction(from input: any FeatureProvider, options: PredictionOptions) throws -> any FeatureProvider {
+        let policy = try policy(for: options)
+        return try implementation.prediction(from: input, policy: policy)
+    }
+
+    /// Predicts the outputs for one input, off the cooperative pool.
+    public func prediction(
+        from input: any FeatureProvider, options: PredictionOptions = PredictionOptions()
+    ) async throws -> any FeatureProvider {
+        let policy = try policy(for: options)
+        let implementation = implementation
+        return try await Model.offPool { try implementation.prediction(from: input, policy: policy) }
+    }
+
+    /// Predicts the outputs for tensors (Core ML's `prediction(from: [String: MLTensor])`); the
+    /// outputs are computed tensors.
+    public func prediction(
+        from inputs: [String: Tensor], options: PredictionOptions = PredictionOptions()
+    ) async throws -> [String: Tensor] {
+        let output = try await prediction(from: DictionaryFeatureProvider(tensors: inputs), options: options)
+        return Model.tensors(of: output)
+    }
+
+    /// Predicts a batch, on the calling thread: inputs that fit are stacked into batched
+    /// evaluations (see ``ONNXModel``), and the outputs split back, in order.
+    public func predictions(from batch: any BatchProvider, options: PredictionOptions = PredictionOptions()) throws
+        -> any BatchProvider
+    {
+        let policy = try policy(for: options)
+        let inputs = (0..<batch.count).map(batch.features(at:))
+        return ArrayBatchProvider(array: try implementation.predictions(from: inputs, policy: policy))
+    }
+
+    /// Predicts a batch, off the cooperative pool.
+    public func predictions(from batch: any BatchProvider, options: PredictionOptions = PredictionOptions())
+        async throws
+        -> any BatchProvider
+    {
+        let policy = try policy(for: options)
+        let inputs = (0..<batch.count).map(batch.features(at:))
+        let implementation = implementation
+        return try await Model.offPool {
+            ArrayBatchProvider(array: try implementation.predictions(from: inputs, policy: policy))
+        }
+    }
+
+    /// Predicts a batch (Core ML's older `predictions(fromBatch:)`).
+    public func predictions(fromBatch batch: any BatchProvider) throws -> any BatchProvider {
+        try predictions(from: batch, options: PredictionOptions())
+    }
+
+    /// Predicts several inputs, off the cooperative pool, batching those that fit.
     public func predictions(from inputs: [any FeatureProvider]) async throws -> [any FeatureProvider] {
-        var outputs: [any FeatureProvider] = []
-        for input in inputs { outputs.append(try await prediction(from: input)) }
-        return outputs
+        let output = try await predictions(from: ArrayBatchProvider(array: inputs), options: PredictionOptions())
+        return (0..<output.count).map(output.features(at:))
+    }
+
+    // MARK: State
+
+    /// A fresh state for a stateful model (a KV cache at length 0); each independent sequence needs
+    /// its own.
+    public func makeState() -> State { implementation.makeState() }
+
+    /// A fresh state (Core ML's older name for ``makeState()``).
+    public func newState() -> State { makeState() }
+
+    /// Predicts one step of a stateful model on the calling thread, reading and updating `state`.
+    public func prediction(
+        from input: any FeatureProvider, using state: State, options: PredictionOptions = PredictionOptions()
+    ) throws -> any FeatureProvider {
+        let policy = try policy(for: options)
+        return try implementation.prediction(from: input, using: state, policy: policy)
+    }
+
+    /// Predicts one step of a stateful model off the cooperative pool, reading and updating `state`.
+    public func prediction(
+        from input: any FeatureProvider, using state: State, options: PredictionOptions = PredictionOptions()
+    ) async throws -> any FeatureProvider {
+        let policy = try policy(for: options)
+        let implementation = implementation
+        return try await Model.offPool { try implementation.prediction(from: input, using: state, policy: policy) }
+    }
+
+    /// Predicts one step of a stateful model from tensors.
+    public func prediction(
+        from inputs: [String: Tensor], using state: State, options: PredictionOptions = PredictionOptions()
+    ) async throws -> [String: Tensor] {
+        let output = try await prediction(
+            from: DictionaryFeatureProvider(tensors: inputs), using: state, options: options)
+        return Model.tensors(of: output)
+    }
+
+    // MARK: Helpers
+
+    /// The policy of a prediction: the options', else the configuration's; a configuration left
+    /// at `.all` follows the task-local policy and `TENSORENGINE_POLICY`.
+    func policy(for options: PredictionOptions) throws -> ComputePolicy {
+        if let policy = options.computePolicy { return policy }
+        if let policy = configuration.computePolicy { return policy }
+        let units = configuration.computeUnits
+        return units == .all ? try Engine.currentPolicy() : ComputePolicy(units)
+    }
+
+    /// The tensor outputs of a provider.
+    static func tensors(of output: any FeatureProvider) -> [String: Tensor] {
+        var tensors: [String: Tensor] = [:]
+        for name in output.featureNames {
+            if let tensor = output.featureValue(for: name)?.tensorValue { tensors[name] = tensor }
+        }
+        return tensors
+    }
+
+    /// Runs `work` on a dispatch thread and resumes the caller with its result, so the cooperative
+    /// pool's threads stay free while a model computes.
+    static func offPool<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
     }
 }
 
-/// The error a ``Model`` throws for input features it cannot use.
+/// The error a model throws for input features it cannot use.
 public struct ModelInputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The feature at fault.
     public let featureName: String
@@ -36,51 +242,4 @@ public struct ModelInputError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// `feature 'text': message`.
     public var description: String { "feature '\(featureName)': \(message)" }
-}
-
-/// Loads each model once and shares it across tasks, like a Core ML model cache.
-///
-/// Concurrent requests for the same model wait for one load; a failed load is not kept, so a
-/// later request tries again.
-///
-/// ```swift
-/// let embedder = try await ModelCache.shared.model(at: folder) { try SentenceEmbedder(folder: $0) }
-/// ```
-public actor ModelCache {
-    /// A process-wide cache.
-    public static let shared = ModelCache()
-
-    private var entries: [String: Task<any Model, any Error>] = [:]
-    /// How many loads the cache has started, for diagnostics and tests.
-    public private(set) var loadCount = 0
-
-    /// Creates an empty cache.
-    public init() {}
-
-    /// The model at `url`, loaded by `loader` on the first request and shared afterwards.
-    ///
-    /// Throws what `loader` throws, or ``ModelInputError`` when the cached model at `url` is not an `M`.
-    public func model<M: Model>(at url: URL, loader: @escaping @Sendable (URL) async throws -> M) async throws -> M {
-        let key = "\(M.self)|\(url.standardizedFileURL.path)"
-        let task: Task<any Model, any Error>
-        if let existing = entries[key] {
-            task = existing
-        } else {
-            task = Task { try await loader(url) }
-            entries[key] = task
-            loadCount += 1
-        }
-        do {
-            guard let model = try await task.value as? M else {
-                throw ModelInputError(featureName: url.path, message: "the cached model is not a \(M.self)")
-            }
-            return model
-        } catch {
-            if entries[key] == task { entries[key] = nil }
-            throw error
-        }
-    }
-
-    /// Forgets every model (models still in use stay alive until released).
-    public func removeAll() { entries.removeAll() }
 }

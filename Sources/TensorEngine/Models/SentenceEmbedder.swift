@@ -11,7 +11,7 @@ import Foundation
 /// let embedder = try SentenceEmbedder(folder: modelFolder)
 /// let vectors = try await embedder.embed(["A man is eating food.", "Someone eats."])   // [2, 384]
 /// ```
-public struct SentenceEmbedder: Model {
+public struct SentenceEmbedder: ModelImplementation {
     /// The tokenizer, from `vocab.txt` and the folder's configuration files.
     public let tokenizer: WordPieceTokenizer
     /// The encoder, from `config.json` and `model.safetensors`.
@@ -74,39 +74,48 @@ public struct SentenceEmbedder: Model {
         return ShapedArray(unchecked: rows, shape: [sentences.count, dimension])
     }
 
-    /// `["text"]`.
-    public var inputFeatureNames: Set<String> { [SentenceEmbedder.textFeature] }
-    /// `["embedding", "token_ids"]`.
-    public var outputFeatureNames: Set<String> { [SentenceEmbedder.embeddingFeature, SentenceEmbedder.tokenIDsFeature] }
-
-    /// The embedding and token ids of the input's `text`; the embedding's graph is built only when
-    /// that feature is asked for, and runs when it is materialized.
-    public func prediction(from input: any FeatureProvider) async throws -> any FeatureProvider {
-        try await predictions(from: [input])[0]
+    /// The input `text` (a string) and the outputs `embedding` (`Float [hiddenSize]`) and
+    /// `token_ids` (`Int32 [tokens]`).
+    public var modelDescription: ModelDescription {
+        let tokens = MultiArrayConstraint(shape: [.symbolic("tokens")], modelElementType: "int32", dataType: .int32)
+        let embedding = MultiArrayConstraint(shape: [.fixed(dimension)], modelElementType: "float", dataType: .float32)
+        return ModelDescription(
+            inputs: [FeatureDescription(name: SentenceEmbedder.textFeature, type: .string)],
+            outputs: [
+                FeatureDescription(name: SentenceEmbedder.embeddingFeature, type: .multiArray, multiArrayConstraint: embedding),
+                FeatureDescription(name: SentenceEmbedder.tokenIDsFeature, type: .multiArray, multiArrayConstraint: tokens),
+            ])
     }
 
-    /// Predictions for several inputs as one batched graph: asking for any embedding builds it,
-    /// materializing one runs the batch, and the others then cost nothing.
-    public func predictions(from inputs: [any FeatureProvider]) async throws -> [any FeatureProvider] {
+    /// The embedding and token ids of the input's `text`.
+    public func prediction(from input: any FeatureProvider, policy: ComputePolicy) throws -> any FeatureProvider {
+        try predictions(from: [input], policy: policy)[0]
+    }
+
+    /// Predictions for several inputs in batched evaluations of at most ``batchSize`` under
+    /// `policy`; each output's embedding is its row of its batch's result.
+    public func predictions(from inputs: [any FeatureProvider], policy: ComputePolicy) throws -> [any FeatureProvider]
+    {
         var texts: [String] = []
         for input in inputs {
-            guard let text = input.featureValue(for: SentenceEmbedder.textFeature)?.stringValue else {
+            guard let value = input.featureValue(for: SentenceEmbedder.textFeature), case .string(let text) = value else {
                 throw ModelInputError(featureName: SentenceEmbedder.textFeature, message: "a string feature named 'text' is required")
             }
             texts.append(text)
         }
-        let batch = tokenizer.encodeBatch(texts)
-        let shared = LazyFeatureProvider(["batch": { [self] in .tensor(embeddings(of: batch)) }])
-        return batch.sequences.enumerated().map { row, ids in
-            LazyFeatureProvider([
-                SentenceEmbedder.tokenIDsFeature: { .tensor(Tensor(ids)) },
-                SentenceEmbedder.embeddingFeature: {
-                    guard let all = shared.featureValue(for: "batch")?.tensorValue else {
-                        return .tensor(Tensor(failed: TensorError(.backendFailure, op: "prediction", message: "the batch embedding is missing")))
-                    }
-                    return .tensor(all[row])
-                },
-            ])
+        var outputs: [any FeatureProvider] = []
+        for start in stride(from: 0, to: texts.count, by: batchSize) {
+            let batch = tokenizer.encodeBatch(Array(texts[start..<Swift.min(start + batchSize, texts.count)]))
+            let all = embeddings(of: batch)
+            try Tensor.evaluateNow([all], policy: policy)
+            for (row, ids) in batch.sequences.enumerated() {
+                outputs.append(
+                    DictionaryFeatureProvider([
+                        SentenceEmbedder.tokenIDsFeature: .tensor(Tensor(ids)),
+                        SentenceEmbedder.embeddingFeature: .tensor(all[row]),
+                    ]))
+            }
         }
+        return outputs
     }
 }

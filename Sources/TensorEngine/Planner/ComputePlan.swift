@@ -82,6 +82,13 @@ public struct ComputePlan: Sendable {
     public let calibrated: Bool
     /// Whether the plan came from the plan cache.
     public let cached: Bool
+    /// The program the plan is of: a model's operations for a model's plan
+    /// (``load(contentsOf:configuration:inputShapes:)``), the engine's operations otherwise.
+    public internal(set) var modelStructure: ModelStructure = .unsupported
+    /// Each program operation's device usage, by ``ModelStructure/Operation/identifier``.
+    var usageByOperation: [Int: DeviceUsage] = [:]
+    /// Each program operation's estimated cost, by ``ModelStructure/Operation/identifier``.
+    var costByOperation: [Int: EstimatedCost] = [:]
 
     let plan: Plan
 
@@ -132,6 +139,7 @@ public struct ComputePlan: Sendable {
                 copies: step.copies.map { Copy(value: names[$0.value], from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
                 measuredSeconds: nil)
         }
+        describeEngineProgram()
     }
 
     /// The peak of live intermediate bytes when each value is released after its last reader.

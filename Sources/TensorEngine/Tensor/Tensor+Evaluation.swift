@@ -67,11 +67,14 @@ extension Tensor {
 
     /// Evaluates tensors synchronously on the calling thread, for the engine's own use when a value
     /// must be known to go on building a graph (an ONNX `Reshape` whose shape is computed from data).
-    package static func evaluateNow(_ tensors: [Tensor]) throws(TensorError) {
+    /// By default the task-local policy applies.
+    package static func evaluateNow(_ tensors: [Tensor], policy: ComputePolicy? = nil) throws(TensorError) {
         if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
         let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
         guard !pending.isEmpty else { return }
-        _ = try run(pending, policy: try Engine.currentPolicy())
+        let chosen: ComputePolicy
+        if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
+        _ = try run(pending, policy: chosen)
     }
 
     /// Plans, checks and runs the graph behind `nodes`, keeping their results on them.

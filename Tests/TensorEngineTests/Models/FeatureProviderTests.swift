@@ -4,11 +4,15 @@ import Testing
 @testable import TensorEngine
 
 /// A model that doubles its input tensor.
-struct DoublingModel: Model {
-    var inputFeatureNames: Set<String> { ["x"] }
-    var outputFeatureNames: Set<String> { ["y"] }
+struct DoublingModel: ModelImplementation {
+    var modelDescription: ModelDescription {
+        let constraint = MultiArrayConstraint(shape: [.symbolic("n")], modelElementType: "float", dataType: .float32)
+        return ModelDescription(
+            inputs: [FeatureDescription(name: "x", type: .multiArray, multiArrayConstraint: constraint)],
+            outputs: [FeatureDescription(name: "y", type: .multiArray, multiArrayConstraint: constraint)])
+    }
 
-    func prediction(from input: any FeatureProvider) async throws -> any FeatureProvider {
+    func prediction(from input: any FeatureProvider, policy: ComputePolicy) throws -> any FeatureProvider {
         guard let x = input.featureValue(for: "x")?.tensorValue else {
             throw ModelInputError(featureName: "x", message: "a tensor is required")
         }
@@ -50,7 +54,7 @@ final class Counter: Sendable {
     }
 
     @Test func batchPredictionsDefaultToOneAfterAnother() async throws {
-        let model = DoublingModel()
+        let model = Model(implementation: DoublingModel())
         let outputs = try await model.predictions(from: [1, 2, 3].map { DictionaryFeatureProvider(tensors: ["x": Tensor([Float($0)])]) })
         var values: [Float] = []
         for output in outputs { values += try await output.featureValue(for: "y")?.tensorValue?.shapedArray(of: Float.self).scalars ?? [] }
@@ -68,9 +72,9 @@ final class Counter: Sendable {
                     let model = try await cache.model(at: url) { _ in
                         loads.add(1)
                         try await Task.sleep(for: .milliseconds(20))
-                        return DoublingModel()
+                        return Model(implementation: DoublingModel())
                     }
-                    #expect(model.inputFeatureNames == ["x"])
+                    #expect(model.modelDescription.inputDescriptionsByName.keys.sorted() == ["x"])
                 }
             }
             try await group.waitForAll()
@@ -82,9 +86,9 @@ final class Counter: Sendable {
     @Test func cacheForgetsFailedLoads() async throws {
         let cache = ModelCache()
         let url = URL(fileURLWithPath: "/models/failing")
-        await #expect(throws: LoadFailure.self) { try await cache.model(at: url) { _ -> DoublingModel in throw LoadFailure() } }
-        let model = try await cache.model(at: url) { _ in DoublingModel() }
-        #expect(model.outputFeatureNames == ["y"])
+        await #expect(throws: LoadFailure.self) { try await cache.model(at: url) { _ -> Model in throw LoadFailure() } }
+        let model = try await cache.model(at: url) { _ in Model(implementation: DoublingModel()) }
+        #expect(model.modelDescription.outputDescriptionsByName.keys.sorted() == ["y"])
         #expect(await cache.loadCount == 2)
     }
 }

@@ -55,12 +55,13 @@ func availablePolicies() -> [ComputePolicy] {
 
     @Test func predictionsShareOneBatchAndMatchEmbed() async throws {
         let embedder = try SentenceEmbedderTests.embedder.get()
+        let model = Model(implementation: embedder)
         let texts = ["A man is eating food.", "Hi"]
-        let outputs = try await embedder.predictions(from: texts.map { DictionaryFeatureProvider([SentenceEmbedder.textFeature: .string($0)]) })
+        let outputs = try await model.predictions(from: texts.map { DictionaryFeatureProvider([SentenceEmbedder.textFeature: .string($0)]) })
         #expect(outputs.count == 2)
         let direct = try await embedder.embed(texts, policy: .only(.naive))
         for (row, output) in outputs.enumerated() {
-            #expect(output.featureNames == embedder.outputFeatureNames)
+            #expect(output.featureNames == Set(model.modelDescription.outputDescriptionsByName.keys))
             let tensor = try #require(output.featureValue(for: SentenceEmbedder.embeddingFeature)?.tensorValue)
             let values = try await tensor.shapedArray(of: Float.self).scalars
             let (cosine, difference) = compare(values[...], direct.scalars[row * 384..<(row + 1) * 384])
@@ -68,6 +69,6 @@ func availablePolicies() -> [ComputePolicy] {
             let ids = try await #require(output.featureValue(for: SentenceEmbedder.tokenIDsFeature)?.tensorValue).shapedArray(of: Int32.self)
             #expect(ids.scalars == embedder.tokenizer.encode(texts[row]))
         }
-        await #expect(throws: ModelInputError.self) { try await embedder.prediction(from: DictionaryFeatureProvider(tensors: [:])) }
+        await #expect(throws: ModelInputError.self) { try await model.prediction(from: DictionaryFeatureProvider(tensors: [:])) }
     }
 }

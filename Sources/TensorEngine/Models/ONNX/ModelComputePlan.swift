@@ -20,6 +20,8 @@ public struct ModelComputePlan: Sendable {
         public let name: String
         /// The ONNX op type (`MatMul`, `com.microsoft.FusedGelu`).
         public let opType: String
+        /// The values the node reads, in its order (empty names are omitted optional inputs).
+        public let inputs: [String]
         /// The values the node defines.
         public let outputs: [String]
         /// Where it runs and may run; `nil` for a node folded on the host or fused into a later one.
@@ -36,9 +38,17 @@ public struct ModelComputePlan: Sendable {
     public let operations: [Operation]
     /// The engine's plan the model's plan summarises; `evaluate()` on it runs the prediction.
     public let enginePlan: ComputePlan
+    /// The model's inputs with the shapes planned for.
+    public let inputValues: [ModelStructure.NamedValueType]
+    /// The model's outputs' names.
+    public let outputNames: [String]
 
-    init(graph: ONNXGraph, trace: ONNXTrace, enginePlan: ComputePlan) {
+    init(graph: ONNXGraph, trace: ONNXTrace, enginePlan: ComputePlan, inputs: [String: Tensor]) {
         self.enginePlan = enginePlan
+        inputValues = graph.inputs.map { info in
+            .init(name: info.name, shape: inputs[info.name]?.shape, scalarType: inputs[info.name]?.dtype)
+        }
+        outputNames = graph.outputs.map(\.name)
         nodeInputs = graph.nodes.map(\.inputs)
         let folded = trace.folded
         var byNode: [Int: [Int]] = [:]
@@ -50,7 +60,8 @@ public struct ModelComputePlan: Sendable {
             let positions = byNode[index] ?? []
             guard !positions.isEmpty else {
                 return Operation(
-                    name: node.name, opType: opType, outputs: node.outputs, deviceUsage: nil, estimatedCost: nil,
+                    name: node.name, opType: opType, inputs: node.inputs, outputs: node.outputs, deviceUsage: nil,
+                    estimatedCost: nil,
                     engineOperations: [], isFoldedOnHost: folded.contains(index))
             }
             let steps = positions.map { enginePlan.operations[$0] }
@@ -69,7 +80,8 @@ public struct ModelComputePlan: Sendable {
             let cost = ComputePlan.EstimatedCost(
                 seconds: secondsByBackend.values.reduce(0, +), weight: steps.reduce(0) { $0 + $1.estimatedCost.weight })
             return Operation(
-                name: node.name, opType: opType, outputs: node.outputs, deviceUsage: usage, estimatedCost: cost,
+                name: node.name, opType: opType, inputs: node.inputs, outputs: node.outputs, deviceUsage: usage,
+                estimatedCost: cost,
                 engineOperations: positions, isFoldedOnHost: false)
         }
     }

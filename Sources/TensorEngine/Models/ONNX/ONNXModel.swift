@@ -1,6 +1,7 @@
 import Foundation
 
-/// A model read from an ONNX file, run by the engine on any backend.
+/// A model read from an ONNX file, run by the engine on any backend; ``Model`` wraps it with Core
+/// ML's API.
 ///
 /// ```swift
 /// let model = try ONNXModel(contentsOf: URL(fileURLWithPath: "model.onnx"))
@@ -12,7 +13,7 @@ import Foundation
 /// operator and throws one ``ModelError`` listing all unsupported nodes. Each prediction builds
 /// the lazy graph for the given input shapes (symbolic batch and sequence sizes are fixed by the
 /// inputs) and evaluates every output in one plan.
-public final class ONNXModel: Model {
+public final class ONNXModel: ModelImplementation {
     /// The file the model was read from.
     public let url: URL
     /// The inputs the model reads, in the model's order.
@@ -26,13 +27,27 @@ public final class ONNXModel: Model {
     /// The number of nodes in the main graph (after inlining local functions).
     public var nodeCount: Int { graph.nodes.count }
 
+    /// The inputs, outputs and state, as ``Model`` shows them: inputs fed by state outputs are
+    /// state, not inputs.
+    public let modelDescription: ModelDescription
+    /// The state pairs: each output that feeds an input at the next stateful prediction.
+    public let statePairs: [StatePair]
+    /// Whether predictions keep a prepared plan per input-shape signature.
+    let keepsPreparedPlans: Bool
+
     let graph: ONNXGraph
 
     /// Reads and checks an ONNX model.
     ///
+    /// - Parameter configuration: its ``ModelConfiguration/statePairs`` add state pairs to the
+    ///   ones found by name; its ``ModelConfiguration/optimizationHints`` say whether prepared
+    ///   plans are kept; its ``ModelConfiguration/functionName`` must be `nil` or `main`.
     /// - Throws: ``FileFormatError`` for a file that is not valid ONNX (naming the message and
     ///   field), ``ModelError`` for a model the engine cannot run (every unsupported node listed).
-    public init(contentsOf url: URL) throws {
+    public init(contentsOf url: URL, configuration: ModelConfiguration = ModelConfiguration()) throws {
+        if let function = configuration.functionName, function != "main" {
+            throw ModelError(.invalidInput, "an ONNX model has one function, 'main', not '\(function)'")
+        }
         self.url = url
         let file = try MappedFile(url: url, format: "onnx")
         let proto: ONNXModelProto
@@ -43,10 +58,28 @@ public final class ONNXModel: Model {
         opsetVersion = graph.opsets[""] ?? 0
         inputDescriptions = graph.inputs.map(Self.featureDescription)
         outputDescriptions = graph.outputs.map(Self.featureDescription)
+        statePairs = try StatePair.pairs(
+            inputs: inputDescriptions, outputs: outputDescriptions, declared: configuration.statePairs)
+        keepsPreparedPlans = configuration.optimizationHints.reshapeFrequency == .infrequent
+        var metadata: [ModelMetadataKey: String] = [:]
+        if !producer.isEmpty { metadata[.author] = producer }
+        if !proto.docString.isEmpty { metadata[.description] = proto.docString }
+        if proto.modelVersion != 0 { metadata[.versionString] = "\(proto.modelVersion)" }
+        let stateInputs = Set(statePairs.map(\.input))
+        let stateOutputs = Set(statePairs.map(\.output))
+        modelDescription = ModelDescription(
+            inputs: inputDescriptions.filter { !stateInputs.contains($0.name) },
+            outputs: outputDescriptions.filter { !stateOutputs.contains($0.name) },
+            states: inputDescriptions.filter { stateInputs.contains($0.name) }.map(\.asState),
+            metadata: metadata, creatorDefined: proto.metadata)
     }
 
     /// Reads an ONNX model (Core ML's `MLModel.load(contentsOf:)` form).
-    public static func load(contentsOf url: URL) async throws -> ONNXModel { try ONNXModel(contentsOf: url) }
+    public static func load(
+        contentsOf url: URL, configuration: ModelConfiguration = ModelConfiguration()
+    ) async throws -> ONNXModel {
+        try ONNXModel(contentsOf: url, configuration: configuration)
+    }
 
     private static func featureDescription(_ info: ONNXValueInfo) -> FeatureDescription {
         switch info.type {
@@ -91,7 +124,7 @@ public final class ONNXModel: Model {
         try outputs(for: inputs, trace: nil)
     }
 
-    private func outputs(
+    func outputs(
         for inputs: [String: Tensor], trace: ONNXTrace?, state: ONNXRunState = ONNXRunState()
     ) throws(ModelError) -> [String: Tensor] {
         let values = try graph.run(try bind(inputs), trace: trace, state: state)
@@ -114,13 +147,36 @@ public final class ONNXModel: Model {
         let outputs = try outputs(for: inputs, trace: trace)
         let names = outputDescriptions.map(\.name)
         let plan = try ComputePlan(for: names.compactMap { outputs[$0] }, policy: policy)
-        return ModelComputePlan(graph: graph, trace: trace, enginePlan: plan)
+        return ModelComputePlan(graph: graph, trace: trace, enginePlan: plan, inputs: inputs)
     }
 
     /// The compute plan for inputs of the given shapes (zeros of each input's type), for example
     /// `["input_ids": [1, 128], "attention_mask": [1, 128]]`; an input not named takes its declared
     /// shape, which must then be fixed.
     public func computePlan(inputShapes: [String: [Int]], policy: ComputePolicy? = nil) throws -> ModelComputePlan {
+        try computePlan(for: try zeroInputs(inputShapes, openSize: nil), policy: policy)
+    }
+
+    /// The compute plan with open sizes not given in `inputShapes` taken as 1, except a state
+    /// input's own open sizes, taken as 0 (an empty cache).
+    func computePlan(openSizesAsOne inputShapes: [String: [Int]], policy: ComputePolicy) throws -> ModelComputePlan {
+        try computePlan(for: try zeroInputs(inputShapes, openSize: 1), policy: policy)
+    }
+
+    /// Zeros of each input's type and shape: given, declared, or with open sizes `openSize`.
+    private func zeroInputs(_ inputShapes: [String: [Int]], openSize: Int?) throws(ModelError) -> [String: Tensor] {
+        let stateInputs = Set(statePairs.map(\.input))
+        var symbols: [String: Int] = [:]
+        for description in inputDescriptions where !stateInputs.contains(description.name) {
+            guard let given = inputShapes[description.name], let declared = description.multiArrayConstraint?.shape,
+                declared.count == given.count
+            else { continue }
+            for (dimension, size) in zip(declared, given) { if case .symbolic(let name) = dimension { symbols[name] = size } }
+        }
+        var regularSymbols: Set<String> = []
+        for description in inputDescriptions where !stateInputs.contains(description.name) {
+            for case .symbolic(let name) in description.multiArrayConstraint?.shape ?? [] { regularSymbols.insert(name) }
+        }
         var inputs: [String: Tensor] = [:]
         for description in inputDescriptions {
             guard let constraint = description.multiArrayConstraint else {
@@ -128,7 +184,15 @@ public final class ONNXModel: Model {
             }
             var shape = inputShapes[description.name]
             if shape == nil, let declared = constraint.shape {
-                shape = declared.compactMap { if case .fixed(let size) = $0 { size } else { nil } }
+                let isState = stateInputs.contains(description.name)
+                shape = declared.compactMap { dimension -> Int? in
+                    switch dimension {
+                    case .fixed(let size): size
+                    case .symbolic(let name):
+                        symbols[name] ?? openSize.map { isState && !regularSymbols.contains(name) ? 0 : $0 }
+                    case .unknown: openSize.map { isState ? 0 : $0 }
+                    }
+                }
                 guard shape?.count == declared.count else {
                     throw ModelError(
                         .invalidInput,
@@ -138,10 +202,11 @@ public final class ONNXModel: Model {
             guard let shape else { throw ModelError(.invalidInput, "input '\(description.name)' needs a shape") }
             inputs[description.name] = Tensor(zerosOf: constraint.dataType, shape: shape)
         }
-        return try computePlan(for: inputs, policy: policy)
+        return inputs
     }
 
-    /// Predicts every output for `inputs`, evaluated together in one plan.
+    /// Predicts every output for `inputs`, evaluated together in one plan (state outputs included:
+    /// this form binds no state).
     ///
     /// The first prediction at given input shapes (and policy) builds the graph, plans it and keeps
     /// the plan; later ones at the same shapes run that plan on the new data directly.
@@ -149,6 +214,11 @@ public final class ONNXModel: Model {
     {
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
+        return try predict(inputs, policy: chosen)
+    }
+
+    /// ``prediction(from:policy:)`` on the calling thread.
+    func predict(_ inputs: [String: Tensor], policy chosen: ComputePolicy) throws -> [String: Tensor] {
         if let (name, failed) = inputs.first(where: { $0.value.error != nil }), let error = failed.error {
             throw ModelError(.invalidInput, "input '\(name)' carries an error: \(error)")
         }
@@ -162,7 +232,7 @@ public final class ONNXModel: Model {
         let targets = names.compactMap { outputs[$0]?.node }
         guard !targets.isEmpty else { return outputs }
         let plan = try Tensor.runKeepingPlan(targets, policy: chosen).plan
-        if !state.readInputData {
+        if !state.readInputData, keepsPreparedPlans {
             let constants = outputs.filter { !names.contains($0.key) }
             let prepared = ONNXPreparedPrediction(
                 plan: plan, inputs: inputs, targetNames: names, constantOutputs: constants)
@@ -188,21 +258,6 @@ public final class ONNXModel: Model {
             signatures = inputs.mapValues(\.signature)
             self.policy = policy
         }
-    }
-
-    /// Predicts from a feature provider: every input feature must be a tensor.
-    public func prediction(from input: any FeatureProvider) async throws -> any FeatureProvider {
-        var tensors: [String: Tensor] = [:]
-        for description in inputDescriptions {
-            guard let value = input.featureValue(for: description.name) else {
-                throw ModelError(.invalidInput, "input '\(description.name)' (\(description)) is not given")
-            }
-            guard let tensor = value.tensorValue else {
-                throw ModelError(.invalidInput, "input '\(description.name)' must be a tensor (\(description))")
-            }
-            tensors[description.name] = tensor
-        }
-        return DictionaryFeatureProvider(tensors: try await prediction(from: tensors))
     }
 
     /// Checks each input against its description and converts the exact conversions.

@@ -1,0 +1,38 @@
+import Foundation
+
+/// Finds what kind of model a URL holds and loads its implementation.
+enum ModelLoader {
+    /// The implementation of the model at `url`: an ONNX file, a folder compiled by
+    /// ``Model/compileModel(at:)``, or a sentence-embedding folder.
+    ///
+    /// - Throws: ``FileFormatError/Kind/unreadable`` for a missing file,
+    ///   ``ModelError/Kind/unsupportedType`` for a kind of model the engine does not read, and
+    ///   what the format's reader throws.
+    static func implementation(at url: URL, configuration: ModelConfiguration) throws -> any ModelImplementation {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw FileFormatError(.unreadable, format: "model", path: url.path, message: "no file or folder is there")
+        }
+        let name = url.lastPathComponent
+        if isDirectory.boolValue, let compiled = try CompiledModel.source(in: url) {
+            return try ONNXModel(contentsOf: compiled, configuration: configuration)
+        }
+        let coreMLExtensions = ["mlpackage", "mlmodel", "mlmodelc"]
+        if coreMLExtensions.contains(url.pathExtension.lowercased()) {
+            throw ModelError(
+                .unsupportedType,
+                "\(name) is a Core ML model; the engine reads ONNX files (.onnx), folders made by "
+                    + "Model.compileModel(at:) and sentence-embedding folders")
+        }
+        if isDirectory.boolValue {
+            let has = { (file: String) in FileManager.default.fileExists(atPath: url.appendingPathComponent(file).path)
+            }
+            if has("config.json"), has("vocab.txt") { return try SentenceEmbedder(folder: url) }
+            throw ModelError(
+                .unsupportedType,
+                "the folder \(name) holds neither a compiled model (manifest.json) nor a sentence-embedding "
+                    + "model (config.json, vocab.txt)")
+        }
+        return try ONNXModel(contentsOf: url, configuration: configuration)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The state a stateful model carries from one prediction to the next (a decoder's key/value
+/// cache, an audio model's context), like Core ML's `MLState`.
+///
+/// ```swift
+/// let state = model.makeState()
+/// for token in prompt {
+///     let output = try await model.prediction(from: step(token), using: state)
+/// }
+/// ```
+///
+/// Each independent sequence needs its own state; a new state starts over. A state is updated by
+/// each prediction that uses it, so predictions with one state must not overlap (the engine
+/// serialises them: a second waits for the first).
+public final class State: Sendable {
+    /// The state features, named by the model input each one feeds.
+    public let descriptions: [FeatureDescription]
+    /// The current values; a name not here has not been written yet (it starts empty).
+    private let values = Guarded<[String: Tensor]>([:])
+    /// Held while a prediction reads and updates the state.
+    let stepLock = Guarded<Void>(())
+
+    /// A state of these features, with nothing written yet.
+    public init(descriptions: [FeatureDescription]) { self.descriptions = descriptions }
+
+    /// The names of the state features.
+    public var stateNames: [String] { descriptions.map(\.name) }
+
+    /// The current value of a state feature, or `nil` before the first prediction writes it.
+    public func tensor(for stateName: String) -> Tensor? { values.withLock { $0[stateName] } }
+
+    /// Replaces the value of a state feature.
+    func store(_ tensor: Tensor, for stateName: String) { values.withLock { $0[stateName] = tensor } }
+
+    /// The number of elements the state holds across its features.
+    public var scalarCount: Int { values.withLock { $0.values.reduce(0) { $0 + $1.scalarCount } } }
+
+    /// Calls `handle` with a state feature's buffer as a multi-array (Core ML's
+    /// `withMultiArray(for:_:)`): reads share the buffer; writes through the array become the
+    /// state's new value. A feature not yet written is an empty array of its declared shape
+    /// (open sizes 0). A name that is not a state feature gives `handle` an empty `float32` array
+    /// of shape `[0]`, and nothing is stored.
+    public func withMultiArray(for stateName: String, _ handle: (MultiArray) throws -> Void) rethrows {
+        guard let description = descriptions.first(where: { $0.name == stateName }),
+            let array = try? MultiArray(tensor(for: stateName) ?? State.initialValue(of: description, sizes: [:]))
+        else {
+            if let empty = try? MultiArray(shape: [0], dataType: .float32) { try handle(empty) }
+            return
+        }
+        let before = array.readStorage
+        try handle(array)
+        if array.readStorage !== before { store(Tensor(array), for: stateName) }
+    }
+
+    /// The value a state feature starts from: its declared shape with each size named in `sizes`
+    /// taken from there, other open sizes 0 (an empty cache), of the declared type.
+    static func initialValue(of description: FeatureDescription, sizes: [String: Int]) -> Tensor {
+        guard let constraint = description.multiArrayConstraint else {
+            return Tensor(
+                failed: TensorError(
+                    .invalidArgument, op: "state", message: "state '\(description.name)' is not a tensor"))
+        }
+        let shape = (constraint.shape ?? []).map { dimension -> Int in
+            switch dimension {
+            case .fixed(let size): size
+            case .symbolic(let name): sizes[name] ?? 0
+            case .unknown: 0
+            }
+        }
+        return Tensor(zerosOf: constraint.dataType, shape: shape)
+    }
+}
