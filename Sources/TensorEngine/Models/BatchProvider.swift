@@ -1,7 +1,7 @@
 import Foundation
 
 /// A collection of feature providers, one per prediction, like Core ML's `MLBatchProvider`.
-public protocol BatchProvider: Sendable {
+public protocol BatchProvider {
     /// The number of providers.
     var count: Int { get }
     /// The provider at `index` (`0..<count`).

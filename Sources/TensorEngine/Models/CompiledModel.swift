@@ -111,6 +111,6 @@ extension Model {
     /// - Throws: what loading the source throws (a model that cannot run is not compiled), and
     ///   file-system errors.
     public static func compileModel(at url: URL) async throws -> URL {
-        try await Model.offPool { try CompiledModel.compile(url) }
+        try await Model.offPool { try CompiledModel.compile(url) }.value
     }
 }

@@ -4,8 +4,10 @@ import Synchronization
 /// A source of named feature values, like Core ML's `MLFeatureProvider`.
 ///
 /// Values are produced when asked for: a provider may compute them on the first request, and the
-/// tensors it returns are themselves lazy until materialized.
-public protocol FeatureProvider: Sendable {
+/// tensors it returns are themselves lazy until materialized. As in Core ML, a provider need not be
+/// `Sendable`: a model's `async` predictions read the features they need on the caller's task,
+/// then compute elsewhere.
+public protocol FeatureProvider {
     /// The names of the features the provider can give.
     var featureNames: Set<String> { get }
     /// The value of a feature, or `nil` if the provider has none of that name.
@@ -19,7 +21,7 @@ public protocol FeatureProvider: Sendable {
 ///     "input_ids": FeatureValue(multiArray: ids), "confidence_threshold": 0.5,
 /// ])
 /// ```
-public struct DictionaryFeatureProvider: FeatureProvider {
+public struct DictionaryFeatureProvider: FeatureProvider, Sendable {
     /// The values by name.
     public let dictionary: [String: FeatureValue]
 
@@ -96,7 +98,7 @@ extension ShapedArray: ShapedArrayTensorConvertible {
 /// ```swift
 /// let output = LazyFeatureProvider(["embedding": { .tensor(expensiveGraph()) }])
 /// ```
-public final class LazyFeatureProvider: FeatureProvider {
+public final class LazyFeatureProvider: FeatureProvider, Sendable {
     private let producers: [String: @Sendable () -> FeatureValue]
     private let computed = Guarded<[String: FeatureValue]>([:])
 

@@ -87,7 +87,7 @@ public final class Model: Sendable {
         contentsOf url: URL, configuration: ModelConfiguration = ModelConfiguration()
     ) async throws -> Model {
         let copied = configuration.copy()
-        return try await Model.offPool { try Model(contentsOf: url, configuration: copied) }
+        return try await Model.offPool { try Model(contentsOf: url, configuration: copied) }.value
     }
 
     /// The model's inputs, outputs, state and metadata.
@@ -115,7 +115,8 @@ public final class Model: Sendable {
     ) async throws -> any FeatureProvider {
         let policy = try policy(for: options)
         let implementation = implementation
-        return try await Model.offPool { try implementation.prediction(from: input, policy: policy) }
+        let features = snapshot(of: input)
+        return try await Model.offPool { try implementation.prediction(from: features, policy: policy) }.value
     }
 
     /// Predicts the outputs for tensors (Core ML's `prediction(from: [String: MLTensor])`); the
@@ -143,11 +144,10 @@ public final class Model: Sendable {
         -> any BatchProvider
     {
         let policy = try policy(for: options)
-        let inputs = (0..<batch.count).map(batch.features(at:))
+        let inputs = (0..<batch.count).map { snapshot(of: batch.features(at: $0)) }
         let implementation = implementation
-        return try await Model.offPool {
-            ArrayBatchProvider(array: try implementation.predictions(from: inputs, policy: policy))
-        }
+        let outputs = try await Model.offPool { try implementation.predictions(from: inputs, policy: policy) }
+        return ArrayBatchProvider(array: outputs.value)
     }
 
     /// Predicts a batch (Core ML's older `predictions(fromBatch:)`).
@@ -184,7 +184,10 @@ public final class Model: Sendable {
     ) async throws -> any FeatureProvider {
         let policy = try policy(for: options)
         let implementation = implementation
-        return try await Model.offPool { try implementation.prediction(from: input, using: state, policy: policy) }
+        let features = snapshot(of: input)
+        return try await Model.offPool {
+            try implementation.prediction(from: features, using: state, policy: policy)
+        }.value
     }
 
     /// Predicts one step of a stateful model from tensors.
@@ -216,15 +219,31 @@ public final class Model: Sendable {
         return tensors
     }
 
+    /// The input features the model reads, read now on the caller's task (a provider need not be
+    /// `Sendable`, and may compute a feature only when asked): each value is `Sendable`.
+    func snapshot(of input: any FeatureProvider) -> DictionaryFeatureProvider {
+        let names = modelDescription.inputDescriptions.map(\.name)
+        var values: [String: FeatureValue] = [:]
+        for name in names { if let value = input.featureValue(for: name) { values[name] = value } }
+        return DictionaryFeatureProvider(values)
+    }
+
     /// Runs `work` on a dispatch thread and resumes the caller with its result, so the cooperative
     /// pool's threads stay free while a model computes.
-    static func offPool<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+    static func offPool<R>(_ work: @escaping @Sendable () throws -> R) async throws -> Transferred<R> {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try work() })
+                continuation.resume(with: Result { Transferred(try work()) })
             }
         }
     }
+}
+
+/// A value handed from the thread that made it to the task that awaits it, and used only there:
+/// the work that made it has finished, so nothing else touches it (a transfer, not sharing).
+struct Transferred<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// The error a model throws for input features it cannot use.

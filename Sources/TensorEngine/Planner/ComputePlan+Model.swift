@@ -30,7 +30,9 @@ extension ComputePlan {
             throw ModelError(.unsupportedType, "\(url.lastPathComponent) is not a graph the planner can describe")
         }
         let policy = try model.policy(for: PredictionOptions())
-        return try await Model.offPool { try onnx.computePlan(openSizesAsOne: inputShapes, policy: policy).computePlan }
+        return try await Model.offPool {
+            try onnx.computePlan(openSizesAsOne: inputShapes, policy: policy).computePlan
+        }.value
     }
 
     /// Where a program operation runs and may run; `nil` for one that runs nowhere at prediction

@@ -34,6 +34,9 @@ public final class ONNXModel: ModelImplementation {
     public let statePairs: [StatePair]
     /// Whether predictions keep a prepared plan per input-shape signature.
     let keepsPreparedPlans: Bool
+    /// How many evaluations the model has run (one per prediction, one per stacked batch).
+    public var evaluationCount: Int { evaluations.withLock { $0 } }
+    private let evaluations = Guarded<Int>(0)
 
     let graph: ONNXGraph
 
@@ -224,6 +227,7 @@ public final class ONNXModel: ModelImplementation {
         }
         // Inputs that are themselves pending graphs run first, so that each is a source of the plan.
         try Tensor.evaluateNow(inputs.values.filter { $0.node?.storedResult == nil })
+        evaluations.withLock { $0 += 1 }
         let key = PreparedKey(inputs: inputs, policy: chosen)
         if let prepared = preparedPredictions.withLock({ $0[key] }) { return try prepared.run(inputs) }
         let state = ONNXRunState()
