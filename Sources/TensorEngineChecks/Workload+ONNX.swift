@@ -70,8 +70,38 @@ package struct ONNXWorkload: Sendable {
         case ramp
     }
 
+    /// How a batch-provider row feeds its sentences: one provider per sentence through
+    /// `Model.predictions(from:)` (stacked into one evaluation), or one `prediction(from:)` each.
+    package enum Batching: Sendable, Hashable {
+        /// `predictions(from: ArrayBatchProvider)`: stacked, padded under the mask, split back.
+        case stacked
+        /// One `prediction(from:)` per sentence, in order.
+        case oneByOne
+    }
+
     package let export: Export
     package let inputs: Inputs
+    /// For a row of Core ML's batch API, how the sentences are fed; `nil` for one tensor batch.
+    package var batching: Batching? = nil
+
+    /// The sentences tokenized one by one, each a provider of `input_ids` and `attention_mask`
+    /// `[1, tokens]` (and zero `token_type_ids` when the model reads them).
+    package func sentenceProviders(for model: ONNXModel) throws -> [DictionaryFeatureProvider] {
+        guard case .sentences(let texts) = inputs else { return [] }
+        let tokenizer = try WordPieceTokenizer(folder: SentenceEmbedder.defaultFolder)
+        return try texts.map { text in
+            let ids = tokenizer.encode(text)
+            var tensors = [
+                "input_ids": Tensor(ids).reshaped(to: [1, ids.count]),
+                "attention_mask": Tensor(repeating: Int32(1), shape: [1, ids.count]),
+            ]
+            if model.inputFeatureNames.contains("token_type_ids") {
+                tensors["token_type_ids"] = Tensor(zerosOf: .int32, shape: [1, ids.count])
+            }
+            try Tensor.evaluateNow(Array(tensors.values))
+            return DictionaryFeatureProvider(tensors: tensors)
+        }
+    }
 
     /// The model and its inputs; throws ``ONNXModelMissing`` when the model file is absent.
     package func load() throws -> (ONNXModel, [String: Tensor]) {
@@ -121,6 +151,26 @@ extension Workload {
                 "\(model) ONNX export on \(texts.count) tokenized sentence\(texts.count == 1 ? "" : "s"), every output read back",
             quick: quick, reference: .none, essentialBytes: layers * layerParameters * 4, flops: flops,
             body: .onnxModel(ONNXWorkload(export: export, inputs: .sentences(texts))))
+    }
+
+    /// paraphrase-MiniLM-L3-v2 through Core ML's batch API on the 32 `minilm-b32` sentences, one
+    /// provider each: stacked into one evaluation, or predicted one by one (the pair of rows is
+    /// the batching speedup).
+    static func onnxModelBatch(_ batching: ONNXWorkload.Batching) -> Workload {
+        let texts = MiniLMSentences.batch.sentences
+        let layerParameters = 4 * 384 * 384 + 2 * 384 * 1536
+        let flops = 2.0 * Double(texts.count * 20) * 3 * Double(layerParameters)
+        let mode = batching == .stacked ? "batch" : "onebyone"
+        var workload = ONNXWorkload(export: .miniLML3, inputs: .sentences(texts))
+        workload.batching = batching
+        return Workload(
+            name: "model-\(mode)-l3-b\(texts.count)",
+            summary: "paraphrase-MiniLM-L3-v2 through Model."
+                + (batching == .stacked
+                    ? "predictions(from:) on \(texts.count) providers (stacked into one evaluation)"
+                    : "prediction(from:) on each of \(texts.count) providers"),
+            quick: false, reference: .none, essentialBytes: 3 * layerParameters * 4, flops: flops,
+            body: .onnxModel(workload))
     }
 
     /// A convolutional model on one image: `bench/models/NAME.onnx` on a standard normal input,

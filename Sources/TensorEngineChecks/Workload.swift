@@ -191,6 +191,8 @@ extension Workload {
         miniLM(.batch, quick: false),
         onnxMiniLM(.miniLML3, .single, quick: true),
         onnxMiniLM(.miniLML3, .batch, quick: false),
+        onnxModelBatch(.stacked),
+        onnxModelBatch(.oneByOne),
         onnxMiniLM(.miniLML6, .single, quick: false),
         onnxMiniLM(.miniLML6, .batch, quick: false),
     ] + convolutions + [

@@ -203,6 +203,24 @@ struct BenchRunner {
                 let outputs = try await model.prediction(from: inputs, policy: policy)
                 for output in outputs.values { try await output.readBack() }
             }
+        case .modelBatch(let model, let providers, let batching):
+            body = {
+                let options = PredictionOptions()
+                options.computePolicy = policy
+                var outputs: [any FeatureProvider] = []
+                switch batching {
+                case .stacked:
+                    let batch = try await model.predictions(from: ArrayBatchProvider(array: providers), options: options)
+                    outputs = (0..<batch.count).map(batch.features(at:))
+                case .oneByOne:
+                    for provider in providers { outputs.append(try await model.prediction(from: provider, options: options)) }
+                }
+                for output in outputs {
+                    for name in output.featureNames {
+                        if let tensor = output.featureValue(for: name)?.tensorValue { try await tensor.readBack() }
+                    }
+                }
+            }
         case .unavailable:
             return nil
         }

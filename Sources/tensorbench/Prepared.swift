@@ -10,6 +10,9 @@ enum Prepared {
     case embedding(SentenceEmbedder, sentences: [String])
     /// A loaded ONNX model and its inputs; each run predicts and reads every output back.
     case onnx(ONNXModel, inputs: [String: Tensor])
+    /// A loaded model and one provider per sentence; each run predicts them all (stacked or one
+    /// by one) and reads every output back.
+    case modelBatch(Model, providers: [DictionaryFeatureProvider], batching: ONNXWorkload.Batching)
     /// Nothing can run (the reason is returned beside it).
     case unavailable
 
@@ -43,6 +46,10 @@ enum Prepared {
         case .onnxModel(let onnx):
             do {
                 let (model, inputs) = try onnx.load()
+                if let batching = onnx.batching {
+                    let providers = try onnx.sentenceProviders(for: model)
+                    return (.modelBatch(Model(implementation: model), providers: providers, batching: batching), nil)
+                }
                 return (.onnx(model, inputs: inputs), nil)
             } catch let missing as ONNXModelMissing {
                 Progress.note("tensorbench: skipping \(workload.name): \(missing)")
@@ -65,7 +72,7 @@ enum Prepared {
             return { [embedder.embeddings(of: batch)] }
         case .onnx(let model, let inputs):
             return { (try? model.outputs(for: inputs)).map { Array($0.values) } ?? [] }
-        case .unavailable:
+        case .modelBatch, .unavailable:
             return nil
         }
     }
