@@ -93,3 +93,11 @@ extension ModelComputePlan {
         return plan
     }
 }
+
+extension ModelStructure {
+    /// The structure of the model at `url` (Core ML's `MLModelStructure.load(contentsOf:)`): its
+    /// program, as ``ComputePlan/load(contentsOf:configuration:inputShapes:)`` describes it.
+    public static func load(contentsOf url: URL) async throws -> ModelStructure {
+        try await ComputePlan.load(contentsOf: url).modelStructure
+    }
+}
