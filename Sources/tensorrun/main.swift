@@ -7,7 +7,10 @@ OpenBLASCore.restartWithBetterKernelsIfNeeded()
 // `tensorrun`: runs an ONNX model on `.npy` inputs and writes each output as `.npy`.
 // Hand-written argument parsing (no outside packages are used).
 let usage = """
-    usage: tensorrun MODEL.onnx --input NAME=FILE.npy ... [--output-dir DIR] [--policy POLICY] [--repeat N]
+    usage: tensorrun MODEL --input NAME=FILE.npy ... [--output-dir DIR] [--policy POLICY] [--repeat N]
+                     [--compile-to DIR]
+
+      MODEL              an ONNX file, or a folder Model.compileModel(at:) (or --compile-to) made
 
       --input NAME=FILE  an input feature from a .npy file; int64 files are narrowed to the
                          engine's Int32 (a value outside it is an error), an int32 file serves an
@@ -17,6 +20,10 @@ let usage = """
       --policy POLICY    auto, cpuOnly, cpuAndGPU or a backend (naive, openblas, opencl)
       --repeat N         after one warm-up, predict N more times and print
                          `latency median_ms=… min_ms=… p90_ms=…`
+      --compile-to DIR   compile MODEL first (aligned weights; cached by content hash), move the
+                         compiled folder to DIR, and run from it
+
+    The time to load the model is printed as `load ms=…`.
     """
 
 func fail(_ message: String) -> Never {
@@ -34,6 +41,7 @@ var inputFiles: [(String, String)] = []
 var outputDirectory = "."
 var policy: ComputePolicy?
 var repeats = 0
+var compileTarget: String?
 var index = 0
 while index < arguments.count {
     let argument = arguments[index]
@@ -51,6 +59,10 @@ while index < arguments.count {
         guard let value else { fail("--policy needs a value") }
         do { policy = try ComputePolicy(name: value) } catch { fail(error.message) }
         index += 2
+    case "--compile-to":
+        guard let value else { fail("--compile-to needs a folder") }
+        compileTarget = value
+        index += 2
     case "--repeat":
         guard let value, let count = Int(value), count > 0 else { fail("--repeat needs a positive count") }
         repeats = count
@@ -64,7 +76,20 @@ while index < arguments.count {
 guard let modelPath else { fail("no model given (see --help)") }
 
 do {
-    let model = try ONNXModel(contentsOf: URL(fileURLWithPath: modelPath))
+    var modelURL = URL(fileURLWithPath: modelPath)
+    if let compileTarget {
+        let compiled = try await Model.compileModel(at: modelURL)
+        let target = URL(fileURLWithPath: compileTarget)
+        if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
+        try FileManager.default.moveItem(at: compiled, to: target)
+        modelURL = target
+    }
+    let loadStart = ContinuousClock.now
+    guard let model = try Model(contentsOf: modelURL).implementation as? ONNXModel else {
+        fail("\(modelPath) is not an ONNX graph")
+    }
+    let loadTime = ContinuousClock.now - loadStart
+    print(String(format: "load ms=%.2f", Double(loadTime.components.attoseconds) * 1e-15 + Double(loadTime.components.seconds) * 1e3))
     let descriptions = model.inputDescriptionsByName
     var inputs: [String: Tensor] = [:]
     for (name, path) in inputFiles {
