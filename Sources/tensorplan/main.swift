@@ -17,7 +17,8 @@ let usage = """
            tensorplan list
 
       WORKLOAD          a tensorbench workload name (see `tensorplan list`)
-      MODEL.onnx        an ONNX model: its plan by ONNX node (name, op type, device, estimate, share)
+      MODEL.onnx        an ONNX model (or a folder Model.compileModel(at:) made): its plan by ONNX
+                        node (name, op type, device, estimate, share)
       --input-shape S   the shape of a model input, NAME=DIMxDIM... (inputs not named take their
                         declared shape, which must be fixed)
       --engine-ops      for a model, print the engine's own plan after the model's
@@ -157,9 +158,11 @@ case "calibrate":
     }
 case "quality":
     await runQuality(policy: policy ?? .all, runs: qualityRuns, detail: detail, csvPath: csvPath)
-case let path where path.hasSuffix(".onnx"):
+case let path where path.hasSuffix(".onnx") || FileManager.default.fileExists(atPath: path + "/manifest.json"):
     do {
-        let model = try ONNXModel(contentsOf: URL(fileURLWithPath: path))
+        guard let model = try Model(contentsOf: URL(fileURLWithPath: path)).implementation as? ONNXModel else {
+            fail("\(path) is not an ONNX graph")
+        }
         let plan = try model.computePlan(inputShapes: inputShapes, policy: policy)
         switch format {
         case "json": print(plan.json())
