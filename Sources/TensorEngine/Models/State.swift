@@ -21,8 +21,16 @@ public final class State: Sendable {
     /// Held while a prediction reads and updates the state.
     let stepLock = Guarded<Void>(())
 
-    /// A state of these features, with nothing written yet.
-    public init(descriptions: [FeatureDescription]) { self.descriptions = descriptions }
+    /// Sizes the state shares with the model's ordinary inputs (`batch`): 1 in a state not yet
+    /// written, until a prediction fixes them.
+    let sharedSymbols: Set<String>
+
+    /// A state of these features, with nothing written yet; `sharedSymbols` names the sizes it
+    /// shares with the model's ordinary inputs.
+    public init(descriptions: [FeatureDescription], sharedSymbols: Set<String> = []) {
+        self.descriptions = descriptions
+        self.sharedSymbols = sharedSymbols
+    }
 
     /// The names of the state features.
     public var stateNames: [String] { descriptions.map(\.name) }
@@ -39,11 +47,14 @@ public final class State: Sendable {
     /// Calls `handle` with a state feature's buffer as a multi-array (Core ML's
     /// `withMultiArray(for:_:)`): reads share the buffer; writes through the array become the
     /// state's new value. A feature not yet written is an empty array of its declared shape
-    /// (open sizes 0). A name that is not a state feature gives `handle` an empty `float32` array
+    /// (sizes shared with ordinary inputs 1, its own open sizes 0). A name that is not a state feature gives `handle` an empty `float32` array
     /// of shape `[0]`, and nothing is stored.
     public func withMultiArray(for stateName: String, _ handle: (MultiArray) throws -> Void) rethrows {
         guard let description = descriptions.first(where: { $0.name == stateName }),
-            let array = try? MultiArray(tensor(for: stateName) ?? State.initialValue(of: description, sizes: [:]))
+            let array = try? MultiArray(
+                tensor(for: stateName)
+                    ?? State.initialValue(
+                        of: description, sizes: Dictionary(uniqueKeysWithValues: sharedSymbols.map { ($0, 1) })))
         else {
             if let empty = try? MultiArray(shape: [0], dataType: .float32) { try handle(empty) }
             return

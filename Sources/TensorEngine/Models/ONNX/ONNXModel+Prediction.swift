@@ -71,7 +71,13 @@ extension ONNXModel {
     }
 
     /// A state with every state input not yet written (it starts empty along its open axis).
-    public func makeState() -> State { State(descriptions: modelDescription.stateDescriptions) }
+    public func makeState() -> State {
+        var shared: Set<String> = []
+        for description in modelDescription.inputDescriptions {
+            for case .symbolic(let name) in description.multiArrayConstraint?.shape ?? [] { shared.insert(name) }
+        }
+        return State(descriptions: modelDescription.stateDescriptions, sharedSymbols: shared)
+    }
 
     /// The size each symbolic dimension takes in the given inputs.
     func symbolSizes(of inputs: [String: Tensor]) -> [String: Int] {
