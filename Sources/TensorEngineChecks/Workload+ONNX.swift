@@ -15,6 +15,8 @@ package struct ONNXWorkload: Sendable {
         case bench(String)
         /// ONNX's light model `light/light_NAME.onnx` (scripts/fetch-onnx-tests.sh).
         case light(String)
+        /// A test fixture `Tests/TensorEngineTests/Fixtures/onnx/NAME.onnx` (committed).
+        case fixture(String)
 
         /// The export's part of a workload name (`l3`, `conv3x3-64`, `light-resnet50`).
         package var key: String {
@@ -23,6 +25,7 @@ package struct ONNXWorkload: Sendable {
             case .miniLML6: "l6"
             case .bench(let name): name
             case .light(let name): "light-\(name)"
+            case .fixture(let name): name
             }
         }
 
@@ -47,6 +50,11 @@ package struct ONNXWorkload: Sendable {
                     .deletingLastPathComponent().appendingPathComponent(relative)
             case .light(let name):
                 return ONNXConformance.directory().appendingPathComponent("light/light_\(name).onnx")
+            case .fixture(let name):
+                let relative = "Tests/TensorEngineTests/Fixtures/onnx/\(name).onnx"
+                if FileManager.default.fileExists(atPath: relative) { return URL(fileURLWithPath: relative) }
+                return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent(relative)
             }
         }
 
@@ -56,6 +64,7 @@ package struct ONNXWorkload: Sendable {
             case .miniLML6: "run scripts/fetch-minilm-onnx.sh (the export needs torch)"
             case .bench: "run bench/make_conv_models.py"
             case .light: "run scripts/fetch-onnx-tests.sh"
+            case .fixture: "run the fixture script beside it in Tests/TensorEngineTests/Fixtures/onnx"
             }
         }
     }
@@ -68,6 +77,8 @@ package struct ONNXWorkload: Sendable {
         case normal
         /// ONNX's runner inputs for the light models: `arange(n) / n` in the declared shape.
         case ramp
+        /// One token after a cache of `prefix` tokens, through a stateful model's `State`.
+        case decoderStep(prefix: Int)
     }
 
     /// How a batch-provider row feeds its sentences: one provider per sentence through
@@ -112,6 +123,20 @@ package struct ONNXWorkload: Sendable {
         let sentences: [String]
         switch inputs {
         case .sentences(let texts): sentences = texts
+        case .decoderStep(let prefix):
+            // The step's graph: one token after `prefix` cached ones (zeros: planning needs shapes).
+            var feeds: [String: Tensor] = [:]
+            for description in model.inputDescriptions {
+                let stateful = model.statePairs.contains { $0.input == description.name }
+                let type = description.multiArrayConstraint?.dataType ?? .float32
+                let shape = (description.multiArrayConstraint?.shape ?? []).enumerated().map { axis, dimension in
+                    if case .fixed(let size) = dimension { return size }
+                    return stateful && axis == 2 ? prefix : 1
+                }
+                feeds[description.name] = Tensor(zerosOf: type, shape: shape)
+            }
+            try Tensor.evaluateNow(Array(feeds.values))
+            return (model, feeds)
         case .normal, .ramp:
             let ramp = if case .ramp = inputs { true } else { false }
             let feeds = ONNXConformance.runnerInputs(of: model, ramp: ramp)
@@ -171,6 +196,20 @@ extension Workload {
                     : "prediction(from:) on each of \(texts.count) providers"),
             quick: false, reference: .none, essentialBytes: 3 * layerParameters * 4, flops: flops,
             body: .onnxModel(workload))
+    }
+
+    /// One greedy step of the GPT-style decoder fixture after a KV cache of `prefix` tokens, through
+    /// `Model.prediction(from:using:)` (a state holding the cache, made untimed, copied per run).
+    static func decoderStep(prefix: Int) -> Workload {
+        // Per layer: the 32×96, 32×32, 32×128 and 128×32 products of one token, and attention
+        // over prefix + 1 keys; the head's 32×50 product.
+        let layer = 2.0 * (32 * 96 + 32 * 32 + 32 * 128 + 128 * 32) + 4.0 * 32 * Double(prefix + 1)
+        return Workload(
+            name: "model-decoder-step-p\(prefix)",
+            summary: "one token of the GPT-style decoder fixture after a cache of \(prefix), through a State",
+            quick: false, reference: .none, essentialBytes: 2 * 2 * 4 * 8 * (prefix + 1) * 4,
+            flops: 2 * layer + 2.0 * 32 * 50,
+            body: .onnxModel(ONNXWorkload(export: .fixture("decoder_tiny"), inputs: .decoderStep(prefix: prefix))))
     }
 
     /// A convolutional model on one image: `bench/models/NAME.onnx` on a standard normal input,

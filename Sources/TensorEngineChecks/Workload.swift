@@ -193,6 +193,8 @@ extension Workload {
         onnxMiniLM(.miniLML3, .batch, quick: false),
         onnxModelBatch(.stacked),
         onnxModelBatch(.oneByOne),
+        decoderStep(prefix: 8),
+        decoderStep(prefix: 512),
         onnxMiniLM(.miniLML6, .single, quick: false),
         onnxMiniLM(.miniLML6, .batch, quick: false),
     ] + convolutions + [

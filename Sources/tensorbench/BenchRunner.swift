@@ -203,6 +203,15 @@ struct BenchRunner {
                 let outputs = try await model.prediction(from: inputs, policy: policy)
                 for output in outputs.values { try await output.readBack() }
             }
+        case .decoderStep(let model, let cache, let step):
+            body = {
+                let options = PredictionOptions()
+                options.computePolicy = policy
+                let state = model.makeState()
+                for (name, tensor) in cache { state.store(tensor, for: name) }
+                let output = try await model.prediction(from: step, using: state, options: options)
+                try await output.featureValue(for: "logits")?.tensorValue?.readBack()
+            }
         case .modelBatch(let model, let providers, let batching):
             body = {
                 let options = PredictionOptions()

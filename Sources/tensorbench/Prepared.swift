@@ -13,6 +13,8 @@ enum Prepared {
     /// A loaded model and one provider per sentence; each run predicts them all (stacked or one
     /// by one) and reads every output back.
     case modelBatch(Model, providers: [DictionaryFeatureProvider], batching: ONNXWorkload.Batching)
+    /// A stateful model, the cache a prefix left (copied into a new state per run) and one step.
+    case decoderStep(Model, cache: [String: Tensor], step: DictionaryFeatureProvider)
     /// Nothing can run (the reason is returned beside it).
     case unavailable
 
@@ -46,6 +48,17 @@ enum Prepared {
         case .onnxModel(let onnx):
             do {
                 let (model, inputs) = try onnx.load()
+                if case .decoderStep(let prefix) = onnx.inputs {
+                    let wrapped = Model(implementation: model)
+                    let state = wrapped.makeState()
+                    let ids = Tensor((0..<prefix).map { Int32($0 % 50) }).reshaped(to: [1, prefix])
+                    _ = try await wrapped.prediction(
+                        from: DictionaryFeatureProvider(tensors: ["input_ids": ids]), using: state)
+                    var cache: [String: Tensor] = [:]
+                    for name in state.stateNames { cache[name] = state.tensor(for: name) }
+                    let step = DictionaryFeatureProvider(tensors: ["input_ids": Tensor([Int32(7)]).reshaped(to: [1, 1])])
+                    return (.decoderStep(wrapped, cache: cache, step: step), nil)
+                }
                 if let batching = onnx.batching {
                     let providers = try onnx.sentenceProviders(for: model)
                     return (.modelBatch(Model(implementation: model), providers: providers, batching: batching), nil)
@@ -72,7 +85,7 @@ enum Prepared {
             return { [embedder.embeddings(of: batch)] }
         case .onnx(let model, let inputs):
             return { (try? model.outputs(for: inputs)).map { Array($0.values) } ?? [] }
-        case .modelBatch, .unavailable:
+        case .modelBatch, .decoderStep, .unavailable:
             return nil
         }
     }

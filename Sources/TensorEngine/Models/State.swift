@@ -39,7 +39,7 @@ public final class State: Sendable {
     public func tensor(for stateName: String) -> Tensor? { values.withLock { $0[stateName] } }
 
     /// Replaces the value of a state feature.
-    func store(_ tensor: Tensor, for stateName: String) { values.withLock { $0[stateName] = tensor } }
+    package func store(_ tensor: Tensor, for stateName: String) { values.withLock { $0[stateName] = tensor } }
 
     /// The number of elements the state holds across its features.
     public var scalarCount: Int { values.withLock { $0.values.reduce(0) { $0 + $1.scalarCount } } }
