@@ -212,6 +212,36 @@ final class CustomImageInput: FeatureProvider {
             == Data(contentsOf: compiled.appendingPathComponent("model.onnx")))
     }
 
+    @Test func contentHashesAreSHA256() {
+        func digest(_ bytes: [UInt8]) -> String {
+            var hasher = SHA256()
+            bytes.withUnsafeBytes { hasher.update($0) }
+            return hasher.hexDigest()
+        }
+        #expect(digest([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(digest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        // Fed in pieces that straddle blocks: one million 'a's (FIPS 180-2's third example).
+        var hasher = SHA256()
+        let piece = [UInt8](repeating: 0x61, count: 999)
+        for _ in 0..<1001 { piece.withUnsafeBytes { hasher.update($0) } }
+        [UInt8](repeating: 0x61, count: 1).withUnsafeBytes { hasher.update($0) }
+        #expect(hasher.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// A model whose weights are already external data compiles too: the bytes move into
+    /// `weights.bin`.
+    @Test func compilingExternalDataMovesItIntoTheWeightsFile() async throws {
+        let compiled = try await Model.compileModel(at: try ONNXFixture.url("external_data.onnx"))
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        let weights = try Data(contentsOf: compiled.appendingPathComponent("weights.bin"))
+        #expect(weights.count == 48)
+        let model = try Model(contentsOf: compiled)
+        let x = try ONNXFixture.array("external_data_x")
+        let y = try await #require(try await model.prediction(from: ["x": x])["y"]).shapedArray(of: Float.self)
+        let reference = try ONNXFixture.array("external_data_y").evaluatedArray()
+        #expect(Self.maximumDifference(y.scalars, reference.scalars) < 1e-5)
+    }
+
     /// The seed's MLComputePlan walk with the `ML` prefixes dropped, over a real CNN.
     @Test func seedComputePlanWalkPrintsTheModelsOperations() async throws {
         let url = try ONNXFixture.url("resnet_tiny.onnx")
