@@ -175,9 +175,7 @@ extension ShapedArray where Scalar: BinaryFloatingPoint, Scalar.RawSignificand: 
     public init(
         randomScalarsIn range: ClosedRange<Scalar>, shape: [Int], using generator: inout some RandomNumberGenerator
     ) {
-        let count = Shape.elementCount(shape) ?? 0
-        let values = (0..<count).map { _ in Scalar.random(in: range, using: &generator) }
-        self.init(unchecked: values, shape: Shape.elementCount(shape) == nil ? [0] : shape)
+        self.init(drawing: shape) { Scalar.random(in: range, using: &generator) }
     }
 }
 
@@ -192,9 +190,16 @@ extension ShapedArray where Scalar: FixedWidthInteger {
     public init(
         randomScalarsIn range: ClosedRange<Scalar>, shape: [Int], using generator: inout some RandomNumberGenerator
     ) {
-        let count = Shape.elementCount(shape) ?? 0
-        let values = (0..<count).map { _ in Scalar.random(in: range, using: &generator) }
-        self.init(unchecked: values, shape: Shape.elementCount(shape) == nil ? [0] : shape)
+        self.init(drawing: shape) { Scalar.random(in: range, using: &generator) }
+    }
+}
+
+extension ShapedArray {
+    /// An array of `shape` whose scalars `draw` gives in row-major order (an empty `[0]` for a
+    /// shape that cannot exist).
+    fileprivate init(drawing shape: [Int], _ draw: () -> Scalar) {
+        let count = Shape.elementCount(shape)
+        self.init(unchecked: (0..<(count ?? 0)).map { _ in draw() }, shape: count == nil ? [0] : shape)
     }
 }
 

@@ -32,7 +32,8 @@ public struct SentenceEmbedder: ModelImplementation {
         if let path = ProcessInfo.processInfo.environment["TENSORENGINE_MODEL_DIR"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tensorengine/models/all-MiniLM-L6-v2")
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+            ".cache/tensorengine/models/all-MiniLM-L6-v2")
     }
 
     /// Loads the tokenizer and the encoder from a model folder.
@@ -41,7 +42,11 @@ public struct SentenceEmbedder: ModelImplementation {
         self.encoder = try BERTEncoder(folder: folder)
         self.batchSize = Swift.max(1, batchSize)
         guard tokenizer.maximumLength <= encoder.configuration.maximumPositions else {
-            throw FileFormatError(.badHeader, format: "sentence_bert_config.json", path: folder.path, message: "max_seq_length \(tokenizer.maximumLength) exceeds the model's \(encoder.configuration.maximumPositions) positions")
+            throw FileFormatError(
+                .badHeader, format: "sentence_bert_config.json", path: folder.path,
+                message:
+                    "max_seq_length \(tokenizer.maximumLength) exceeds the model's \(encoder.configuration.maximumPositions) positions"
+            )
         }
     }
 
@@ -57,7 +62,9 @@ public struct SentenceEmbedder: ModelImplementation {
     ///
     /// - Parameter policy: the compute policy; by default the task-local one, else
     ///   `TENSORENGINE_POLICY`, else `.all`.
-    public func embed(_ sentences: [String], policy: ComputePolicy? = nil) async throws(TensorError) -> ShapedArray<Float> {
+    public func embed(_ sentences: [String], policy: ComputePolicy? = nil) async throws(TensorError) -> ShapedArray<
+        Float
+    > {
         let sequences = sentences.map(tokenizer.encode)
         let order = sequences.indices.sorted { (sequences[$0].count, $0) > (sequences[$1].count, $1) }
         var rows = [Float](repeating: 0, count: sentences.count * dimension)
@@ -68,7 +75,9 @@ public struct SentenceEmbedder: ModelImplementation {
             try await Tensor.evaluate([result], policy: policy)
             let values = try await result.shapedArray(of: Float.self).scalars
             for (row, sentence) in members.enumerated() {
-                rows.replaceSubrange(sentence * dimension..<(sentence + 1) * dimension, with: values[row * dimension..<(row + 1) * dimension])
+                rows.replaceSubrange(
+                    sentence * dimension..<(sentence + 1) * dimension,
+                    with: values[row * dimension..<(row + 1) * dimension])
             }
         }
         return ShapedArray(unchecked: rows, shape: [sentences.count, dimension])
@@ -82,8 +91,10 @@ public struct SentenceEmbedder: ModelImplementation {
         return ModelDescription(
             inputs: [FeatureDescription(name: SentenceEmbedder.textFeature, type: .string)],
             outputs: [
-                FeatureDescription(name: SentenceEmbedder.embeddingFeature, type: .multiArray, multiArrayConstraint: embedding),
-                FeatureDescription(name: SentenceEmbedder.tokenIDsFeature, type: .multiArray, multiArrayConstraint: tokens),
+                FeatureDescription(
+                    name: SentenceEmbedder.embeddingFeature, type: .multiArray, multiArrayConstraint: embedding),
+                FeatureDescription(
+                    name: SentenceEmbedder.tokenIDsFeature, type: .multiArray, multiArrayConstraint: tokens),
             ])
     }
 
@@ -94,12 +105,13 @@ public struct SentenceEmbedder: ModelImplementation {
 
     /// Predictions for several inputs in batched evaluations of at most ``batchSize`` under
     /// `policy`; each output's embedding is its row of its batch's result.
-    public func predictions(from inputs: [any FeatureProvider], policy: ComputePolicy) throws -> [any FeatureProvider]
-    {
+    public func predictions(from inputs: [any FeatureProvider], policy: ComputePolicy) throws -> [any FeatureProvider] {
         var texts: [String] = []
         for input in inputs {
-            guard let value = input.featureValue(for: SentenceEmbedder.textFeature), case .string(let text) = value else {
-                throw ModelInputError(featureName: SentenceEmbedder.textFeature, message: "a string feature named 'text' is required")
+            guard let value = input.featureValue(for: SentenceEmbedder.textFeature), case .string(let text) = value
+            else {
+                throw ModelInputError(
+                    featureName: SentenceEmbedder.textFeature, message: "a string feature named 'text' is required")
             }
             texts.append(text)
         }

@@ -21,32 +21,29 @@ struct ONNXWeightRelayout {
 
     /// The rewritten model; the moved bytes are appended to `weights`.
     func model(appendingWeightsTo weights: inout Data) throws(FileFormatError) -> Data {
-        var output = Data()
-        var reader = ProtobufReader(bytes: source, context: "ModelProto", format: "onnx")
-        while true {
-            let start = reader.position
-            guard let key = try reader.nextField() else { break }
-            if key.number == 7, key.wireType == .lengthDelimited {
-                let (graph, _) = try reader.lengthDelimited(key, field: "graph")
-                let rewritten = try self.graph(graph, weights: &weights)
-                ONNXWeightRelayout.appendField(7, bytes: rewritten, to: &output)
-            } else {
-                try reader.skip(key)
-                output.append(contentsOf: source[start..<reader.position])
+        try ONNXWeightRelayout.rewriting(source, context: "ModelProto", depth: 0, field: 7) {
+            (graph: UnsafeRawBufferPointer) throws(FileFormatError) -> Data in
+            try ONNXWeightRelayout.rewriting(graph, context: "ModelProto.graph", depth: 1, field: 5) {
+                (tensor: UnsafeRawBufferPointer) throws(FileFormatError) -> Data in
+                try initializer(tensor, weights: &weights)
             }
         }
-        return output
     }
 
-    private func graph(_ bytes: UnsafeRawBufferPointer, weights: inout Data) throws(FileFormatError) -> Data {
+    /// A message's bytes with each length-delimited field `number` replaced by what `transform`
+    /// makes of its value, every other field copied as it is.
+    private static func rewriting(
+        _ bytes: UnsafeRawBufferPointer, context: String, depth: Int, field number: Int,
+        _ transform: (UnsafeRawBufferPointer) throws(FileFormatError) -> Data
+    ) throws(FileFormatError) -> Data {
         var output = Data()
-        var reader = ProtobufReader(bytes: bytes, context: "ModelProto.graph", format: "onnx", depth: 1)
+        var reader = ProtobufReader(bytes: bytes, context: context, format: "onnx", depth: depth)
         while true {
             let start = reader.position
             guard let key = try reader.nextField() else { break }
-            if key.number == 5, key.wireType == .lengthDelimited {
-                let (tensor, _) = try reader.lengthDelimited(key, field: "initializer")
-                ONNXWeightRelayout.appendField(5, bytes: try initializer(tensor, weights: &weights), to: &output)
+            if key.number == number, key.wireType == .lengthDelimited {
+                let (value, _) = try reader.lengthDelimited(key, field: "field \(number)")
+                appendField(number, bytes: try transform(value), to: &output)
             } else {
                 try reader.skip(key)
                 output.append(contentsOf: bytes[start..<reader.position])
