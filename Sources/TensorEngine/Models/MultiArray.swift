@@ -98,7 +98,15 @@ extension Int32: MultiArrayScalar {
     public var multiArrayDouble: Double { Double(self) }
     /// The value truncated toward zero, saturated at `Int32`'s bounds (`NaN` gives 0).
     public init(multiArrayDouble value: Double) {
-        self = value.isNaN ? 0 : Int32(clamping: Int64(Swift.max(-9.0e18, Swift.min(9.0e18, value))))
+        if value.isNaN {
+            self = 0
+        } else if value >= Double(Int32.max) {
+            self = .max
+        } else if value <= Double(Int32.min) {
+            self = .min
+        } else {
+            self = Int32(value)
+        }
     }
 }
 

@@ -94,6 +94,10 @@ import Testing
         #expect(array?[[0, 9]].doubleValue.isNaN == true)
         array?[7] = 3  // out of range: nothing is written
         #expect(array?[0].floatValue == 0)
+        // Integers truncate toward zero and saturate.
+        #expect(Int32(multiArrayDouble: -2.7) == -2)
+        #expect(Int32(multiArrayDouble: 1e20) == .max && Int32(multiArrayDouble: -1e20) == .min)
+        #expect(Int32(multiArrayDouble: .nan) == 0)
     }
 
     @Test func featureValuesGiveCoreMLsDefaults() throws {
