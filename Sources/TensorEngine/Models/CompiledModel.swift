@@ -78,8 +78,13 @@ enum CompiledModel {
         ]
         let json = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
         try json.write(to: staging.appendingPathComponent("manifest.json"))
-        if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }
-        try manager.moveItem(at: staging, to: folder)
+        if manager.fileExists(atPath: folder.path) { try? manager.removeItem(at: folder) }
+        do {
+            try manager.moveItem(at: staging, to: folder)
+        } catch {
+            // Another process compiling the same content may have finished first: its folder serves.
+            guard (try? CompiledModel.source(in: folder)) != nil else { throw error }
+        }
     }
 
     /// A copy of a compiled folder in a new temporary directory (hard links where the file system
