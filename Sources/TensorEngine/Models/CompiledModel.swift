@@ -68,7 +68,7 @@ enum CompiledModel {
         defer { try? manager.removeItem(at: staging) }
         var weights = Data()
         let model = try ONNXWeightRelayout(
-            source: file.bytes, directory: source.deletingLastPathComponent(), weightsName: "weights.bin"
+            source: ONNXDataSource(file: file, directory: source.deletingLastPathComponent()), weightsName: "weights.bin"
         ).model(appendingWeightsTo: &weights)
         try model.write(to: staging.appendingPathComponent("model.onnx"))
         try weights.write(to: staging.appendingPathComponent("weights.bin"))

@@ -51,9 +51,7 @@ extension ComputePlan {
         let program = operations.map { operation in
             ModelStructure.Operation(
                 identifier: operation.index, name: "%\(operation.index)", operatorName: operation.op,
-                inputs: Dictionary(
-                    operation.inputs.enumerated().map { ("input\($0.offset)", .init(bindings: [.name($0.element)])) },
-                    uniquingKeysWith: { first, _ in first }),
+                inputs: ModelStructure.Argument.positional(operation.inputs),
                 outputs: [.init(name: "%\(operation.index)", shape: operation.shape, scalarType: operation.scalarType)],
                 blocks: [])
         }
@@ -77,9 +75,7 @@ extension ModelComputePlan {
             let last = operation.engineOperations.last.map { enginePlan.operations[$0] }
             return ModelStructure.Operation(
                 identifier: index, name: operation.name, operatorName: operation.opType,
-                inputs: Dictionary(
-                    operation.inputs.enumerated().map { ("input\($0.offset)", .init(bindings: [.name($0.element)])) },
-                    uniquingKeysWith: { first, _ in first }),
+                inputs: ModelStructure.Argument.positional(operation.inputs),
                 outputs: operation.outputs.map { name in
                     let known = operation.outputs.count == 1 ? last : nil
                     return .init(name: name, shape: known?.shape, scalarType: known?.scalarType)
@@ -99,5 +95,14 @@ extension ModelStructure {
     /// program, as ``ComputePlan/load(contentsOf:configuration:inputShapes:)`` describes it.
     public static func load(contentsOf url: URL) async throws -> ModelStructure {
         try await ComputePlan.load(contentsOf: url).modelStructure
+    }
+}
+
+extension ModelStructure.Argument {
+    /// Operands in order as parameters `input0`, `input1`, ..., each bound to its value's name.
+    static func positional(_ names: [String]) -> [String: ModelStructure.Argument] {
+        Dictionary(
+            uniqueKeysWithValues: names.enumerated().map { ("input\($0.offset)", .init(bindings: [.name($0.element)])) }
+        )
     }
 }

@@ -146,6 +146,15 @@ extension ONNXTensorProto {
 
     private var tensorDataIsRaw: Bool { rawData != nil }
 
+    /// The bytes of a tensor stored as `raw_data` or external data, checked against its shape and
+    /// type as the importer checks them; `nil` for a tensor held in the typed fields or of a type
+    /// without a fixed width (strings).
+    func storedBytes(in source: ONNXDataSource) throws(FileFormatError) -> UnsafeRawBufferPointer? {
+        guard tensorDataIsRaw || isExternal, let width = dataType.rawByteCount else { return nil }
+        let (_, count) = try checkedShape(source)
+        return try source.bytes(of: self, expected: try byteCount(count, width, source)).0
+    }
+
     private func byteCount(_ count: Int, _ width: Int, _ source: ONNXDataSource?) throws(FileFormatError) -> Int {
         let (bytes, overflow) = count.multipliedReportingOverflow(by: width)
         guard !overflow else { throw invalid(source, .invalidShape, "shape \(dims) has too many bytes") }

@@ -8,9 +8,9 @@ import Foundation
 /// `external_data` entries (field 13) with `data_location = EXTERNAL` (field 14). Tensors under
 /// 64 bytes, and tensors held in typed fields (`float_data`, ...), stay inline.
 struct ONNXWeightRelayout {
-    let source: UnsafeRawBufferPointer
-    /// The folder the source's own external data are relative to.
-    let directory: URL
+    /// The model file and the folder its own external data are relative to: tensor data are read
+    /// as the importer reads them.
+    let source: ONNXDataSource
     /// The weights file's name, relative to the rewritten model.
     let weightsName: String
 
@@ -21,29 +21,30 @@ struct ONNXWeightRelayout {
 
     /// The rewritten model; the moved bytes are appended to `weights`.
     func model(appendingWeightsTo weights: inout Data) throws(FileFormatError) -> Data {
-        try ONNXWeightRelayout.rewriting(source, context: "ModelProto", depth: 0, field: 7) {
-            (graph: UnsafeRawBufferPointer) throws(FileFormatError) -> Data in
-            try ONNXWeightRelayout.rewriting(graph, context: "ModelProto.graph", depth: 1, field: 5) {
-                (tensor: UnsafeRawBufferPointer) throws(FileFormatError) -> Data in
-                try initializer(tensor, weights: &weights)
+        try ONNXWeightRelayout.rewriting(source.file.bytes, at: 0, context: "ModelProto", depth: 0, field: 7) {
+            (graph: UnsafeRawBufferPointer, graphStart: Int) throws(FileFormatError) -> Data in
+            try ONNXWeightRelayout.rewriting(graph, at: graphStart, context: "ModelProto.graph", depth: 1, field: 5) {
+                (tensor: UnsafeRawBufferPointer, tensorStart: Int) throws(FileFormatError) -> Data in
+                try initializer(tensor, at: tensorStart, weights: &weights)
             }
         }
     }
 
-    /// A message's bytes with each length-delimited field `number` replaced by what `transform`
-    /// makes of its value, every other field copied as it is.
+    /// A message's bytes (starting at file offset `start`) with each length-delimited field `number`
+    /// replaced by what `transform` makes of its value and the value's file offset, every other
+    /// field copied as it is.
     private static func rewriting(
-        _ bytes: UnsafeRawBufferPointer, context: String, depth: Int, field number: Int,
-        _ transform: (UnsafeRawBufferPointer) throws(FileFormatError) -> Data
+        _ bytes: UnsafeRawBufferPointer, at start: Int, context: String, depth: Int, field number: Int,
+        _ transform: (UnsafeRawBufferPointer, Int) throws(FileFormatError) -> Data
     ) throws(FileFormatError) -> Data {
         var output = Data()
-        var reader = ProtobufReader(bytes: bytes, context: context, format: "onnx", depth: depth)
+        var reader = ProtobufReader(bytes: bytes, fileOffset: start, context: context, format: "onnx", depth: depth)
         while true {
             let start = reader.position
             guard let key = try reader.nextField() else { break }
             if key.number == number, key.wireType == .lengthDelimited {
-                let (value, _) = try reader.lengthDelimited(key, field: "field \(number)")
-                appendField(number, bytes: try transform(value), to: &output)
+                let (value, valueStart) = try reader.lengthDelimited(key, field: "field \(number)")
+                appendField(number, bytes: try transform(value, valueStart), to: &output)
             } else {
                 try reader.skip(key)
                 output.append(contentsOf: bytes[start..<reader.position])
@@ -52,54 +53,33 @@ struct ONNXWeightRelayout {
         return output
     }
 
-    /// One initializer, with its data moved to `weights` when it is large enough.
-    private func initializer(_ bytes: UnsafeRawBufferPointer, weights: inout Data) throws(FileFormatError) -> Data {
-        var kept = Data()
-        var data: UnsafeRawBufferPointer?
-        var external: [String: String] = [:]
-        var isExternal = false
-        var reader = ProtobufReader(bytes: bytes, context: "GraphProto.initializer", format: "onnx", depth: 2)
-        while true {
-            let start = reader.position
-            guard let key = try reader.nextField() else { break }
-            switch (key.number, key.wireType) {
-            case (9, .lengthDelimited): data = try reader.lengthDelimited(key, field: "raw_data").0
-            case (13, .lengthDelimited):
-                let entry = try reader.message(key, field: "external_data") {
-                    (inner: inout ProtobufReader) throws(FileFormatError) in
-                    var pair = ("", "")
-                    while let field = try inner.nextField() {
-                        switch field.number {
-                        case 1: pair.0 = try inner.string(field, field: "key")
-                        case 2: pair.1 = try inner.string(field, field: "value")
-                        default: try inner.skip(field)
-                        }
-                    }
-                    return pair
-                }
-                external[entry.0] = entry.1
-            case (14, .varint): isExternal = try reader.varint(field: "data_location") == 1
-            default:
-                try reader.skip(key)
-                kept.append(contentsOf: bytes[start..<reader.position])
-            }
-        }
-        var moved: Data?
-        if isExternal {
-            moved = try externalBytes(external)
-        } else if let data, data.count >= ONNXWeightRelayout.minimumExternalBytes {
-            moved = Data(data)
-        }
-        guard let moved else {
+    /// One initializer (starting at file offset `start`), with its data moved to `weights` when it
+    /// is `raw_data` or external data of at least ``minimumExternalBytes``.
+    private func initializer(
+        _ bytes: UnsafeRawBufferPointer, at start: Int, weights: inout Data
+    ) throws(FileFormatError) -> Data {
+        var decoder = ProtobufReader(bytes: bytes, fileOffset: start, context: "GraphProto.initializer", format: "onnx")
+        let tensor = try ONNXTensorProto.decode(&decoder)
+        guard let data = try tensor.storedBytes(in: source), data.count >= ONNXWeightRelayout.minimumExternalBytes
+        else {
             // Small or typed: the tensor stays as it was.
             return Data(bytes)
+        }
+        // Every field but the data's own (raw_data 9, external_data 13, data_location 14), as it is.
+        var kept = Data()
+        var reader = ProtobufReader(bytes: bytes, context: "GraphProto.initializer", format: "onnx", depth: 2)
+        while true {
+            let fieldStart = reader.position
+            guard let key = try reader.nextField() else { break }
+            try reader.skip(key)
+            if ![9, 13, 14].contains(key.number) { kept.append(contentsOf: bytes[fieldStart..<reader.position]) }
         }
         let padding =
             (ONNXWeightRelayout.alignment - weights.count % ONNXWeightRelayout.alignment) % ONNXWeightRelayout.alignment
         weights.append(Data(count: padding))
         let offset = weights.count
-        weights.append(moved)
-        for (entryKey, value) in [("location", weightsName), ("offset", "\(offset)"), ("length", "\(moved.count)")] {
+        weights.append(contentsOf: data)
+        for (entryKey, value) in [("location", weightsName), ("offset", "\(offset)"), ("length", "\(data.count)")] {
             var entry = Data()
             ONNXWeightRelayout.appendField(1, bytes: Data(entryKey.utf8), to: &entry)
             ONNXWeightRelayout.appendField(2, bytes: Data(value.utf8), to: &entry)
@@ -108,24 +88,6 @@ struct ONNXWeightRelayout {
         ONNXWeightRelayout.appendVarint(UInt64(14 << 3), to: &kept)
         ONNXWeightRelayout.appendVarint(1, to: &kept)
         return kept
-    }
-
-    /// The bytes an initializer's own external data point to, relative to the source's folder.
-    private func externalBytes(_ entries: [String: String]) throws(FileFormatError) -> Data {
-        guard let location = entries["location"], !location.isEmpty, !location.hasPrefix("/"),
-            !location.split(separator: "/").contains("..")
-        else {
-            throw FileFormatError(.invalidOffsets, format: "onnx", message: "external data without a usable location")
-        }
-        let file = try MappedFile(url: directory.appendingPathComponent(location), format: "onnx")
-        let offset = Int(entries["offset"] ?? "0") ?? -1
-        let length = entries["length"].map { Int($0) ?? -1 } ?? (file.byteCount - Swift.max(offset, 0))
-        guard offset >= 0, length >= 0, offset <= file.byteCount, length <= file.byteCount - offset else {
-            throw FileFormatError(
-                .invalidOffsets, format: "onnx",
-                message: "external data \(location) at \(offset)+\(length) is out of range")
-        }
-        return Data(file.bytes[offset..<offset + length])
     }
 
     static func appendVarint(_ value: UInt64, to data: inout Data) {
