@@ -38,3 +38,51 @@ extension Tensor {
         self = tensor
     }
 }
+
+extension FeatureDescription {
+    /// The tensor of one feature value for an input, or an error naming both sides.
+    func tensor(of value: FeatureValue) throws(ModelError) -> Tensor {
+        let description = self
+        guard let constraint = description.multiArrayConstraint else {
+            throw ModelError(.unsupportedType, "input '\(description.name)' is of a type the engine cannot take")
+        }
+        func mismatch(_ given: String) -> ModelError {
+            ModelError(
+                .invalidInput,
+                "input '\(description.name)' expects \(constraint), given \(given), which does not convert exactly")
+        }
+        let isDouble = constraint.modelElementType == "double"
+        switch value {
+        case .tensor(let tensor):
+            return tensor
+        case .multiArray(let array):
+            let accepted: Bool =
+                switch array.dataType {
+                case .double: isDouble
+                case .float32, .float16: constraint.dataType == .float32 || constraint.dataType == .float16
+                case .int32: constraint.dataType == .int32
+                }
+            guard accepted else { throw mismatch("a \(array.dataType) multi-array \(describe(array.sizes))") }
+            return Tensor(array)
+        case .int64(let integer):
+            guard constraint.dataType == .int32, let narrow = Int32(exactly: integer) else {
+                throw mismatch("the integer \(integer)")
+            }
+            return Tensor(repeating: narrow, shape: Self.scalarShape(of: constraint))
+        case .double(let number):
+            guard constraint.dataType == .float32, isDouble || Double(Float(number)) == number else {
+                throw mismatch("the number \(number)")
+            }
+            return Tensor(repeating: Float(number), shape: Self.scalarShape(of: constraint))
+        case .string, .stringDictionary, .int64Dictionary, .sequence, .undefined:
+            throw mismatch("a \(value.type) value")
+        }
+    }
+
+    /// The shape a single number takes for an input: its declared shape when every size is 1.
+    private static func scalarShape(of constraint: MultiArrayConstraint) -> [Int] {
+        guard let shape = constraint.shape else { return [] }
+        let ones = shape.allSatisfy { if case .fixed(1) = $0 { true } else { false } }
+        return ones ? shape.map { _ in 1 } : []
+    }
+}

@@ -17,12 +17,14 @@ enum ModelLoader {
         if isDirectory.boolValue, let compiled = try CompiledModel.source(in: url) {
             return try ONNXModel(contentsOf: compiled, configuration: configuration)
         }
-        let coreMLExtensions = ["mlpackage", "mlmodel", "mlmodelc"]
-        if coreMLExtensions.contains(url.pathExtension.lowercased()) {
+        switch url.pathExtension.lowercased() {
+        case "mlpackage", "mlmodel": return try CoreMLModel(contentsOf: url, configuration: configuration)
+        case "mlmodelc":
             throw ModelError(
                 .unsupportedType,
-                "\(name) is a Core ML model; the engine reads ONNX files (.onnx), folders made by "
-                    + "Model.compileModel(at:) and sentence-embedding folders")
+                "\(name) is a Core ML model compiled for Apple's runtime, whose format is not published; load the "
+                    + ".mlpackage or .mlmodel it was compiled from")
+        default: break
         }
         if isDirectory.boolValue {
             let has = { (file: String) in FileManager.default.fileExists(atPath: url.appendingPathComponent(file).path)

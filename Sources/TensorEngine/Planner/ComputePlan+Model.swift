@@ -26,12 +26,12 @@ extension ComputePlan {
     ) async throws -> ComputePlan {
         let copied = configuration.copy()
         let model = try await Model.load(contentsOf: url, configuration: copied)
-        guard let onnx = model.implementation as? ONNXModel else {
+        guard let planned = model.implementation as? any PlannableModel else {
             throw ModelError(.unsupportedType, "\(url.lastPathComponent) is not a graph the planner can describe")
         }
         let policy = try model.policy(for: PredictionOptions())
         return try await Model.offPool {
-            try onnx.computePlan(openSizesAsOne: inputShapes, policy: policy).computePlan
+            try planned.computePlan(openSizesAsOne: inputShapes, policy: policy).computePlan
         }.value
     }
 
@@ -62,6 +62,16 @@ extension ComputePlan {
         modelStructure = .program(.init(functions: ["main": .init(inputs: [], block: block)]))
     }
 }
+
+/// A model whose program the planner describes operation by operation (an ONNX graph, a Core ML
+/// ML Program).
+protocol PlannableModel: ModelImplementation {
+    /// The plan for inputs of the given shapes, open sizes not given taken as 1.
+    func computePlan(openSizesAsOne inputShapes: [String: [Int]], policy: ComputePolicy) throws -> ModelComputePlan
+}
+
+extension ONNXModel: PlannableModel {}
+extension CoreMLModel: PlannableModel {}
 
 extension ModelComputePlan {
     /// The engine's plan with the model's program as its structure.

@@ -164,7 +164,7 @@ final class CustomImageInput: FeatureProvider {
         let package = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString).mlpackage")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: package) }
-        #expect(throws: ModelError.self) { try Model(contentsOf: package) }
+        #expect(throws: FileFormatError.self) { try Model(contentsOf: package) }  // no Manifest.json
         let config = ModelConfiguration()
         config.functionName = "prefill"
         #expect(throws: ModelError.self) { try Model(contentsOf: try ONNXFixture.url("tiny_mlp.onnx"), configuration: config) }

@@ -43,20 +43,45 @@ public struct ModelComputePlan: Sendable {
     /// The model's outputs' names.
     public let outputNames: [String]
 
+    /// One of the model's operations as the plan lists it: an ONNX node or a MIL operation.
+    struct Source {
+        let name: String
+        let opType: String
+        let inputs: [String]
+        let outputs: [String]
+    }
+
     init(graph: ONNXGraph, trace: ONNXTrace, enginePlan: ComputePlan, inputs: [String: Tensor]) {
-        self.enginePlan = enginePlan
-        inputValues = graph.inputs.map { info in
-            .init(name: info.name, shape: inputs[info.name]?.shape, scalarType: inputs[info.name]?.dtype)
+        let sources = graph.nodes.map { node in
+            let opType = node.domain.isEmpty || node.domain == "ai.onnx" ? node.opType : "\(node.domain).\(node.opType)"
+            return Source(name: node.name, opType: opType, inputs: node.inputs, outputs: node.outputs)
         }
-        outputNames = graph.outputs.map(\.name)
-        nodeInputs = graph.nodes.map(\.inputs)
+        let inputValues = graph.inputs.map { info in
+            ModelStructure.NamedValueType(
+                name: info.name, shape: inputs[info.name]?.shape, scalarType: inputs[info.name]?.dtype)
+        }
+        self.init(
+            sources: sources, inputValues: inputValues, outputNames: graph.outputs.map(\.name), trace: trace,
+            enginePlan: enginePlan)
+    }
+
+    /// The plan of `sources` (the model's operations in order), from the engine plan and the
+    /// trace attributing each engine node to the position of the operation that recorded it.
+    init(
+        sources: [Source], inputValues: [ModelStructure.NamedValueType], outputNames: [String], trace: ONNXTrace,
+        enginePlan: ComputePlan
+    ) {
+        self.enginePlan = enginePlan
+        self.inputValues = inputValues
+        self.outputNames = outputNames
+        nodeInputs = sources.map(\.inputs)
         let folded = trace.folded
         var byNode: [Int: [Int]] = [:]
         for (position, node) in enginePlan.operationNodes.enumerated() {
             if let origin = trace.origins[node], origin >= 0 { byNode[origin, default: []].append(position) }
         }
-        operations = graph.nodes.enumerated().map { index, node in
-            let opType = node.domain.isEmpty || node.domain == "ai.onnx" ? node.opType : "\(node.domain).\(node.opType)"
+        operations = sources.enumerated().map { index, node in
+            let opType = node.opType
             let positions = byNode[index] ?? []
             guard !positions.isEmpty else {
                 return Operation(

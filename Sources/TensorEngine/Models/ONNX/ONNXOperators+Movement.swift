@@ -230,25 +230,9 @@ extension ONNXOperators {
         let indexShape = try node.value(1).shape
         guard indexShape.count == rank else { throw node.error("indices must have the data's rank \(rank)") }
         let indices = try wrappedIndices(node, index: 1, size: data.shape[axis])
-        let dataStrides = ONNXHost.strides(data.shape)
-        let indexStrides = ONNXHost.strides(indexShape)
-        let count = indexShape.reduce(1, *)
-        var offsets = [Int32](repeating: 0, count: count)
-        for flat in 0..<count {
-            var offset = 0
-            for dim in 0..<rank where dim != axis {
-                offset += (flat / indexStrides[dim]) % indexShape[dim] * dataStrides[dim]
-            }
-            guard let exact = Int32(exactly: offset) else {
-                throw node.error("the data is too large to index in 32 bits")
-            }
-            offsets[flat] = exact
+        guard let result = data.gatheringElements(atIndices: indices, alongAxis: axis) else {
+            throw node.error("the data is too large to index in 32 bits")
         }
-        let base = Tensor.constant(offsets, shape: indexShape, op: "GatherElements", at: nil)
-        let positions = Tensor.binary(
-            .add, base, Tensor.binary(.multiply, indices, Tensor.scalar(Double(dataStrides[axis]), .int32), at: nil),
-            at: nil)
-        let result = data.reshaped(to: [data.scalarCount]).gathering(atIndices: positions, alongAxis: 0)
         return [try node.output(result, try node.type(0))]
     }
 }

@@ -98,7 +98,7 @@ extension ONNXOperators {
     }
 
     /// Padding that repeats the edge element.
-    private static func edgePadded(_ x: Tensor, _ sizes: [(before: Int, after: Int)]) -> Tensor {
+    static func edgePadded(_ x: Tensor, _ sizes: [(before: Int, after: Int)]) -> Tensor {
         var result = x
         for (axis, size) in sizes.enumerated() where size.before > 0 || size.after > 0 {
             let extent = result.shape[axis]

@@ -1,0 +1,50 @@
+/// The MIL operations the engine runs, by operation type, gathered from the families' tables
+/// (`MILOperators+Elementwise.swift`, `+Tensor.swift`, `+Network.swift`, `+Constexpr.swift`).
+///
+/// Each lowering composes op-table ops through the public ``Tensor`` API, so every backend runs
+/// it, the planner costs it and the parity suite already covers what it computes.
+enum MILOperators {
+    /// Every implemented operation type.
+    static let table: [String: MILOperator] = {
+        var table: [String: MILOperator] = [:]
+        for family in [elementwise, activations, tensorOperations, network, reductions, constexpr, stateOperations] {
+            table.merge(family) { first, _ in first }
+        }
+        return table
+    }()
+
+    /// The operator for an operation type (`ios18.` prefixes dropped), or `nil`.
+    static func lookup(_ type: String) -> MILOperator? { table[type] }
+
+    /// The operation types the engine implements, sorted.
+    static var supportedTypes: [String] { (table.keys + ["const"]).sorted() }
+
+    /// An operation of one tensor parameter `x` and one result.
+    static func unary(_ compute: @escaping @Sendable (Tensor, MILOperationContext) throws(ModelError) -> Tensor)
+        -> MILOperator
+    {
+        MILOperator { context throws(ModelError) in
+            [try context.output(try compute(try context.tensor("x"), context))]
+        }
+    }
+
+    /// An operation of tensors `x` and `y` (broadcast) and one result.
+    static func binary(_ compute: @escaping @Sendable (Tensor, Tensor) -> Tensor) -> MILOperator {
+        MILOperator { context throws(ModelError) in
+            [try context.output(compute(try context.tensor("x"), try context.tensor("y")))]
+        }
+    }
+
+    /// An axis in `-rank..<rank`, made non-negative.
+    static func axis(_ axis: Int, rank: Int, _ context: MILOperationContext) throws(ModelError) -> Int {
+        guard axis >= -rank, axis < Swift.max(rank, 1) else {
+            throw context.error("axis \(axis) is out of range for rank \(rank)")
+        }
+        return axis < 0 ? axis + rank : axis
+    }
+
+    /// Axes in `-rank..<rank`, made non-negative.
+    static func axes(_ axes: [Int], rank: Int, _ context: MILOperationContext) throws(ModelError) -> [Int] {
+        try axes.map { value throws(ModelError) in try axis(value, rank: rank, context) }
+    }
+}
