@@ -9,7 +9,7 @@ OpenBLASCore.restartWithBetterKernelsIfNeeded()
 /// lists backends. Hand-written argument parsing (no outside packages are used).
 let usage = """
     usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure]
-           tensorplan MODEL.onnx [--format text|json|dot] [--policy POLICY] [--input-shape NAME=1x128 ...]
+           tensorplan MODEL [--format text|json|dot] [--policy POLICY] [--input-shape NAME=1x128 ...]
                                  [--engine-ops]
            tensorplan calibrate
            tensorplan devices
@@ -17,8 +17,9 @@ let usage = """
            tensorplan list
 
       WORKLOAD          a tensorbench workload name (see `tensorplan list`)
-      MODEL.onnx        an ONNX model (or a folder Model.compileModel(at:) made): its plan by ONNX
-                        node (name, op type, device, estimate, share)
+      MODEL             an ONNX model (.onnx, or a folder Model.compileModel(at:) made) or a Core ML
+                        ML Program (.mlpackage, .mlmodel): its plan by ONNX node or MIL operation
+                        (name, op type, device, estimate, share)
       --input-shape S   the shape of a model input, NAME=DIMxDIM... (inputs not named take their
                         declared shape, which must be fixed)
       --engine-ops      for a model, print the engine's own plan after the model's
@@ -158,19 +159,33 @@ case "calibrate":
     }
 case "quality":
     await runQuality(policy: policy ?? .all, runs: qualityRuns, detail: detail, csvPath: csvPath)
-case let path where path.hasSuffix(".onnx") || FileManager.default.fileExists(atPath: path + "/manifest.json"):
+case let path
+where path.hasSuffix(".onnx") || path.hasSuffix(".mlpackage") || path.hasSuffix(".mlmodel")
+    || path.hasSuffix(".mlpackage/") || FileManager.default.fileExists(atPath: path + "/manifest.json"):
     do {
-        guard let model = try Model(contentsOf: URL(fileURLWithPath: path)).implementation as? ONNXModel else {
-            fail("\(path) is not an ONNX graph")
+        let implementation = try Model(contentsOf: URL(fileURLWithPath: path)).implementation
+        let plan: ModelComputePlan
+        let header: String
+        if let model = implementation as? ONNXModel {
+            plan = try model.computePlan(inputShapes: inputShapes, policy: policy)
+            header = "\(path): \(model.producer), opset \(model.opsetVersion), \(model.nodeCount) nodes"
+        } else if let model = implementation as? CoreMLModel {
+            plan = try model.computePlan(inputShapes: inputShapes, policy: policy)
+            header =
+                "\(path): Core ML ML Program, specification \(model.specificationVersion), function "
+                + "\(model.functionName) (\(model.opset)), \(model.operationCount) operations"
+        } else {
+            fail("\(path) is not a model graph the planner can describe")
         }
-        let plan = try model.computePlan(inputShapes: inputShapes, policy: policy)
         switch format {
         case "json": print(plan.json())
         case "dot": print(plan.dot())
         default:
-            print("\(path): \(model.producer), opset \(model.opsetVersion), \(model.nodeCount) nodes")
-            for description in model.inputDescriptions { print("  input  \(description)") }
-            for description in model.outputDescriptions { print("  output \(description)") }
+            print(header)
+            let description = implementation.modelDescription
+            for feature in description.inputDescriptions { print("  input  \(feature)") }
+            for feature in description.stateDescriptions { print("  state  \(feature)") }
+            for feature in description.outputDescriptions { print("  output \(feature)") }
             print(plan.text())
             if measure {
                 // One warm-up run first: the first touches the model's mapped weights.

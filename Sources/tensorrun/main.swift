@@ -10,7 +10,8 @@ let usage = """
     usage: tensorrun MODEL --input NAME=FILE.npy ... [--output-dir DIR] [--policy POLICY] [--repeat N]
                      [--compile-to DIR]
 
-      MODEL              an ONNX file, or a folder Model.compileModel(at:) (or --compile-to) made
+      MODEL              an ONNX file, a folder Model.compileModel(at:) (or --compile-to) made, or a
+                         Core ML ML Program (.mlpackage, .mlmodel)
 
       --input NAME=FILE  an input feature from a .npy file; int64 files are narrowed to the
                          engine's Int32 (a value outside it is an error), an int32 file serves an
@@ -85,31 +86,31 @@ do {
         modelURL = target
     }
     let loadStart = ContinuousClock.now
-    guard let model = try Model(contentsOf: modelURL).implementation as? ONNXModel else {
-        fail("\(modelPath) is not an ONNX graph")
-    }
+    let model = try Model(contentsOf: modelURL)
     let loadTime = ContinuousClock.now - loadStart
     print(String(format: "load ms=%.2f", Double(loadTime.components.attoseconds) * 1e-15 + Double(loadTime.components.seconds) * 1e3))
-    let descriptions = model.inputDescriptionsByName
+    let descriptions = model.modelDescription.inputDescriptionsByName
     var inputs: [String: Tensor] = [:]
     for (name, path) in inputFiles {
         guard let description = descriptions[name] else {
             fail(
-                "the model has no input '\(name)'; its inputs: \(model.inputDescriptions.map(\.description).joined(separator: "; "))"
+                "the model has no input '\(name)'; its inputs: \(model.modelDescription.inputDescriptions.map(\.description).joined(separator: "; "))"
             )
         }
         let tensor = try Tensor(npyFile: URL(fileURLWithPath: path), converting: description)
         inputs[name] = tensor
     }
     let started = ContinuousClock.now
-    var outputs = try await model.prediction(from: inputs, policy: policy)
+    let options = PredictionOptions()
+    options.computePolicy = policy
+    var outputs = try await model.prediction(from: inputs, options: options)
     let first = ContinuousClock.now - started
-    print("predicted \(model.outputDescriptions.count) outputs in \(first) (first call: plan included)")
+    print("predicted \(model.modelDescription.outputDescriptions.count) outputs in \(first) (first call: plan included)")
     if repeats > 0 {
         var times: [Double] = []
         for _ in 0..<repeats {
             let start = ContinuousClock.now
-            outputs = try await model.prediction(from: inputs, policy: policy)
+            outputs = try await model.prediction(from: inputs, options: options)
             let elapsed = ContinuousClock.now - start
             times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
         }
@@ -120,7 +121,7 @@ do {
         print(String(format: "latency median_ms=%.3f min_ms=%.3f p90_ms=%.3f", median, times[0], p90))
     }
     try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-    for description in model.outputDescriptions {
+    for description in model.modelDescription.outputDescriptions {
         guard let tensor = outputs[description.name] else { continue }
         let file = description.name.map { "/:\\".contains($0) ? "_" : String($0) }.joined()
         let url = URL(fileURLWithPath: outputDirectory).appendingPathComponent(file + ".npy")

@@ -85,7 +85,9 @@ extension ModelComputePlan {
             let last = operation.engineOperations.last.map { enginePlan.operations[$0] }
             return ModelStructure.Operation(
                 identifier: index, name: operation.name, operatorName: operation.opType,
-                inputs: ModelStructure.Argument.positional(operation.inputs),
+                inputs: operation.parameters.isEmpty
+                    ? ModelStructure.Argument.positional(operation.inputs)
+                    : operation.parameters.mapValues { ModelStructure.Argument(bindings: $0.map { .name($0) }) },
                 outputs: operation.outputs.map { name in
                     let known = operation.outputs.count == 1 ? last : nil
                     return .init(name: name, shape: known?.shape, scalarType: known?.scalarType)

@@ -69,3 +69,151 @@ enum CoreMLFixture {
         try await CoreMLFixture.check("cnn_palettized", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
     }
 }
+
+@Suite("Core ML models: state, plans and errors") struct CoreMLModelStateTests {
+    /// iOS 18's stateful program: an accumulator and a key/value cache written at a position
+    /// read from the input, carried across four steps as torch carries its buffers.
+    @Test func statefulProgramCarriesItsStateAcrossPredictions() async throws {
+        let model = try await Model.load(contentsOf: try CoreMLFixture.url("stateful.mlpackage"))
+        let states = model.modelDescription.stateDescriptionsByName
+        #expect(Set(states.keys) == ["accumulator", "key_cache", "value_cache"])
+        #expect(states["key_cache"]?.multiArrayConstraint?.shape == [.fixed(1), .fixed(6), .fixed(8)])
+        for policy in ONNXFixture.policies {
+            let options = PredictionOptions()
+            options.computePolicy = policy
+            let state = model.makeState()
+            for step in 0..<4 {
+                var features: [String: Any] = [:]
+                for input in ["x", "token", "position"] {
+                    features[input] = try MultiArray(try CoreMLFixture.array("stateful_step\(step)_input_\(input)"))
+                }
+                let output = try await model.prediction(
+                    from: try DictionaryFeatureProvider(dictionary: features), using: state, options: options)
+                for name in ["sum", "attended"] {
+                    let result = try #require(output.featureValue(for: name)?.tensorValue)
+                    let reference = try CoreMLFixture.array("stateful_step\(step)_output_\(name)")
+                    let difference = try await CoreMLFixture.maximumDifference(result, reference)
+                    #expect(difference <= 1e-3, "step \(step) \(name) on \(policy): max difference \(difference)")
+                }
+            }
+            for name in ["accumulator", "key_cache", "value_cache"] {
+                let stored = try #require(state.tensor(for: name))
+                let difference = try await CoreMLFixture.maximumDifference(
+                    stored, try CoreMLFixture.array("stateful_final_\(name)"))
+                #expect(difference <= 1e-3, "state \(name) on \(policy): max difference \(difference)")
+            }
+        }
+    }
+
+    /// The seed's `MLComputePlan` walk over a Core ML model's program: MIL operations by their
+    /// own names and types, parameters by name, each with a device and a cost.
+    @Test func computePlanWalksTheProgram() async throws {
+        let config = ModelConfiguration()
+        config.computeUnits = .cpuOnly
+        let url = try CoreMLFixture.url("cnn.mlpackage")
+        let computePlan = try await ComputePlan.load(contentsOf: url, configuration: config)
+        guard case let .program(program) = computePlan.modelStructure, let mainFunction = program.functions["main"]
+        else {
+            Issue.record("Model is not an ML program or has no main function")
+            return
+        }
+        var weights = 0.0
+        for operation in mainFunction.block.operations {
+            if let cost = computePlan.estimatedCost(of: operation) { weights += cost.weight }
+        }
+        let convolutions = mainFunction.block.operations.filter { $0.operatorName == "conv" }
+        #expect(convolutions.count == 3)
+        for convolution in convolutions {
+            #expect(computePlan.deviceUsage(for: convolution)?.preferredComputeDevice == .cpu(.openblas))
+            #expect(convolution.inputs["x"]?.bindings.count == 1)
+            #expect(convolution.inputs["weight"]?.bindings.count == 1)
+        }
+        let constants = mainFunction.block.operations.filter { $0.operatorName == "const" }
+        #expect(!constants.isEmpty && constants.allSatisfy { computePlan.deviceUsage(for: $0) == nil })
+        #expect(abs(weights - 1) < 1e-6, "weights sum to \(weights)")
+        #expect(mainFunction.inputs.first?.shape == [1, 3, 16, 16])
+        let model = try #require(try Model(contentsOf: url).implementation as? CoreMLModel)
+        #expect(model.opset == "CoreML7" && model.specificationVersion == 8)
+        let text = try model.computePlan(inputShapes: [:], policy: .cpuOnly).text()
+        #expect(text.contains("conv") && text.contains("batch_norm"), "\(text)")
+    }
+
+    /// Every operation the engine lacks is listed, not just the first: the encoder with its
+    /// `gelu` and `tanh` operations renamed to types no opset has.
+    @Test func unsupportedOperationsAreListedTogether() throws {
+        let package = try Self.copy("encoder.mlpackage") { bytes in
+            Self.replace(&bytes, "gelu", with: "gelx")
+            Self.replace(&bytes, "tanh", with: "tanq")
+        }
+        defer { try? FileManager.default.removeItem(at: package.deletingLastPathComponent()) }
+        do {
+            _ = try Model(contentsOf: package)
+            Issue.record("loading succeeded")
+        } catch let error as ModelError {
+            #expect(error.kind == .unsupportedOperators)
+            #expect(error.unsupportedNodes.map(\.opType).sorted() == ["gelx", "gelx", "tanq"], "\(error)")
+            #expect(error.unsupportedNodes.allSatisfy { $0.opsetVersion == 6 && !$0.name.isEmpty })
+        }
+    }
+
+    @Test func otherModelKindsAndMalformedFilesAreTypedErrors() throws {
+        do {
+            _ = try Model(contentsOf: try CoreMLFixture.url("classifier.mlmodel"))
+            Issue.record("a neural-network model loaded")
+        } catch let error as ModelError {
+            #expect(error.kind == .unsupportedType)
+            #expect(error.message.contains("neural-network") && error.message.contains("mlprogram"), "\(error)")
+        }
+        let truncated = try Self.copy("encoder.mlpackage") { bytes in bytes.removeLast(bytes.count / 2) }
+        defer { try? FileManager.default.removeItem(at: truncated.deletingLastPathComponent()) }
+        #expect(throws: FileFormatError.self) { try Model(contentsOf: truncated) }
+        // A weight file whose blob metadata lost its sentinel.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coreml-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let package = folder.appendingPathComponent("cnn.mlpackage")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try CoreMLFixture.url("cnn.mlpackage"), to: package)
+        let weights = package.appendingPathComponent("Data/com.apple.CoreML/weights/weight.bin")
+        var data = try Data(contentsOf: weights)
+        for index in stride(from: 64, to: data.count - 4, by: 1)
+        where data[index..<(index + 4)].elementsEqual([0xEF, 0xBE, 0xAD, 0xDE]) {
+            data[index] = 0
+        }
+        try data.write(to: weights)
+        #expect(throws: ModelError.self) { try Model(contentsOf: package) }
+        #expect(throws: (any Error).self) { try Model(contentsOf: folder.appendingPathComponent("missing.mlpackage")) }
+        let config = ModelConfiguration()
+        config.functionName = "prefill"
+        #expect(throws: ModelError.self) {
+            try Model(contentsOf: try CoreMLFixture.url("encoder.mlpackage"), configuration: config)
+        }
+    }
+
+    /// A copy of a fixture package in a fresh folder, its specification's bytes changed by `edit`.
+    static func copy(_ name: String, editing edit: (inout Data) -> Void) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coreml-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let package = folder.appendingPathComponent(name)
+        try FileManager.default.copyItem(at: try CoreMLFixture.url(name), to: package)
+        let specification = package.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
+        var bytes = try Data(contentsOf: specification)
+        edit(&bytes)
+        try bytes.write(to: specification)
+        return package
+    }
+
+    /// Replaces every occurrence of a string by one of the same length (the message stays valid).
+    static func replace(_ bytes: inout Data, _ old: String, with new: String) {
+        let from = Array(old.utf8)
+        let to = Array(new.utf8)
+        var index = 0
+        while index + from.count <= bytes.count {
+            if bytes[index..<(index + from.count)].elementsEqual(from) {
+                bytes.replaceSubrange(index..<(index + from.count), with: to)
+                index += from.count
+            } else {
+                index += 1
+            }
+        }
+    }
+}

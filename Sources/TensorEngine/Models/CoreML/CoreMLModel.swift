@@ -230,11 +230,16 @@ public final class CoreMLModel: ModelImplementation {
         let plan = try ComputePlan(for: targets, policy: policy)
         let sources = program.operations.map { operation in
             var reads: [String] = []
+            var parameters: [String: [String]] = [:]
             for parameter in operation.inputs.keys.sorted() {
-                for case .name(let name) in operation.inputs[parameter] ?? [] { reads.append(name) }
+                var names: [String] = []
+                for case .name(let name) in operation.inputs[parameter] ?? [] { names.append(name) }
+                reads += names
+                if !names.isEmpty { parameters[parameter] = names }
             }
             return ModelComputePlan.Source(
-                name: operation.name, opType: operation.type, inputs: reads, outputs: operation.outputs.map(\.name))
+                name: operation.name, opType: operation.type, inputs: reads, outputs: operation.outputs.map(\.name),
+                parameters: parameters)
         }
         let inputValues = program.inputs.map { input in
             ModelStructure.NamedValueType(
@@ -244,6 +249,12 @@ public final class CoreMLModel: ModelImplementation {
         return ModelComputePlan(
             sources: sources, inputValues: inputValues, outputNames: program.outputNames, trace: trace,
             enginePlan: plan)
+    }
+
+    /// The compute plan for inputs of the given shapes (zeros of each input's type), for example
+    /// `["image": [1, 3, 224, 224]]`; an input not named takes its declared shape, an open size 1.
+    public func computePlan(inputShapes: [String: [Int]], policy: ComputePolicy? = nil) throws -> ModelComputePlan {
+        try computePlan(openSizesAsOne: inputShapes, policy: policy ?? Engine.currentPolicy())
     }
 
     /// The compute plan for inputs of the given shapes (zeros), an open size not given taken as 1.

@@ -32,6 +32,9 @@ public struct ModelComputePlan: Sendable {
         public let engineOperations: [Int]
         /// Whether the importer computed the node on the host (a shape computation).
         public let isFoldedOnHost: Bool
+        /// The values each named parameter reads (a MIL operation's `x`, `weight`...); empty for
+        /// an ONNX node, whose operands are positional.
+        let parameters: [String: [String]]
     }
 
     /// The model's nodes in execution order.
@@ -49,6 +52,7 @@ public struct ModelComputePlan: Sendable {
         let opType: String
         let inputs: [String]
         let outputs: [String]
+        var parameters: [String: [String]] = [:]
     }
 
     init(graph: ONNXGraph, trace: ONNXTrace, enginePlan: ComputePlan, inputs: [String: Tensor]) {
@@ -87,7 +91,7 @@ public struct ModelComputePlan: Sendable {
                 return Operation(
                     name: node.name, opType: opType, inputs: node.inputs, outputs: node.outputs, deviceUsage: nil,
                     estimatedCost: nil,
-                    engineOperations: [], isFoldedOnHost: folded.contains(index))
+                    engineOperations: [], isFoldedOnHost: folded.contains(index), parameters: node.parameters)
             }
             let steps = positions.map { enginePlan.operations[$0] }
             var secondsByBackend: [BackendID: Double] = [:]
@@ -107,7 +111,7 @@ public struct ModelComputePlan: Sendable {
             return Operation(
                 name: node.name, opType: opType, inputs: node.inputs, outputs: node.outputs, deviceUsage: usage,
                 estimatedCost: cost,
-                engineOperations: positions, isFoldedOnHost: false)
+                engineOperations: positions, isFoldedOnHost: false, parameters: node.parameters)
         }
     }
 
