@@ -1,10 +1,11 @@
 /// A reader of Protocol Buffers' binary wire format, over bytes that stay where they are.
 ///
-/// The engine reads ONNX (and later Core ML) files with this reader rather than a generated
+/// The engine reads ONNX and Core ML files with this reader rather than a generated
 /// protobuf library: no Swift package can be fetched where the engine is built, and the few
 /// messages it needs decode in a few hundred lines. The reader knows the wire format only (varints,
-/// fixed-width values, length-delimited fields); each message's decoder, in `ONNXProto+Decoding.swift`,
-/// says which field number means what and skips the ones it does not know, as protobuf requires.
+/// fixed-width values, length-delimited fields); each message's decoder (`ONNXProto+Decoding.swift`,
+/// `IO/CoreML/*+Decoding.swift`) says which field number means what and skips the ones it does not
+/// know, as protobuf requires.
 ///
 /// Every malformed input — a varint longer than ten bytes, a length past the end of its message, a
 /// field number 0, a wire type a field cannot have, the deprecated group wire types — is a
@@ -249,7 +250,7 @@ struct ProtobufReader {
         case .fixed32: _ = try take(4, field: field)
         case .lengthDelimited: _ = try lengthDelimited(key, field: field)
         case .startGroup, .endGroup:
-            throw self.error(field: field, "uses the deprecated group encoding, which ONNX never writes")
+            throw self.error(field: field, "uses the deprecated group encoding, which neither ONNX nor Core ML writes")
         }
     }
 }
