@@ -6,13 +6,17 @@ import Foundation
 ///
 /// An ONNX file keeps weights in `raw_data` fields at whatever offsets the serializer reached; a
 /// weight that is not aligned to its element size must be copied when it is loaded. The compiled
-/// graph is the source's, byte for byte, except that each initializer of 64 bytes or more points
-/// into `weights.bin` (ONNX's external-data fields) instead of holding its bytes.
+/// graph is the source's, byte for byte, except that each initializer of 64 bytes or more, and
+/// each one already in external data, points into `weights.bin` (ONNX's external-data fields).
 enum CompiledModel {
     /// The manifest's `format` value.
     static let format = "tensorengine-compiled-onnx"
     /// The manifest's version this engine writes and reads.
     static let version = 1
+    /// The revision of the writer, part of a cached folder's name, so that a fix to the writer is
+    /// not hidden by folders an earlier one cached (revision 2: external data under 64 bytes moves
+    /// into `weights.bin` too).
+    static let writerRevision = 2
 
     /// The ONNX file of a compiled folder, or `nil` when the folder is not one.
     ///
@@ -50,7 +54,7 @@ enum CompiledModel {
         var hasher = SHA256()
         hasher.update(file.bytes)
         let digest = hasher.hexDigest()
-        let cached = cacheDirectory.appendingPathComponent("\(digest).tensorengine")
+        let cached = cacheDirectory.appendingPathComponent("\(digest)-r\(writerRevision).tensorengine")
         if (try? source(in: cached)) == nil {
             // Checks the model first: a model that cannot load is not compiled.
             _ = try ONNXModel(contentsOf: url)

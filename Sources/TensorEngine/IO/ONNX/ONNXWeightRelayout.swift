@@ -54,13 +54,15 @@ struct ONNXWeightRelayout {
     }
 
     /// One initializer (starting at file offset `start`), with its data moved to `weights` when it
-    /// is `raw_data` or external data of at least ``minimumExternalBytes``.
+    /// is external data, or `raw_data` of at least ``minimumExternalBytes``.
     private func initializer(
         _ bytes: UnsafeRawBufferPointer, at start: Int, weights: inout Data
     ) throws(FileFormatError) -> Data {
         var decoder = ProtobufReader(bytes: bytes, fileOffset: start, context: "GraphProto.initializer", format: "onnx")
         let tensor = try ONNXTensorProto.decode(&decoder)
-        guard let data = try tensor.storedBytes(in: source), data.count >= ONNXWeightRelayout.minimumExternalBytes
+        // External data always moves: the compiled folder holds no other file to point to.
+        guard let data = try tensor.storedBytes(in: source),
+            data.count >= ONNXWeightRelayout.minimumExternalBytes || tensor.isExternal
         else {
             // Small or typed: the tensor stays as it was.
             return Data(bytes)

@@ -31,7 +31,7 @@ public final class CoreMLModel: ModelImplementation {
     let program: MILProgram
     /// Whether predictions keep a prepared plan per input-shape signature.
     private let keepsPreparedPlans: Bool
-    private let preparedPredictions = Guarded<[PreparedKey: ONNXPreparedPrediction]>([:])
+    private let preparedPredictions = PreparedPredictions()
 
     /// Reads and checks a Core ML model.
     ///
@@ -176,8 +176,8 @@ public final class CoreMLModel: ModelImplementation {
         try Tensor.evaluateNow((Array(bound.values) + Array(states.values)).filter { $0.node?.storedResult == nil })
         var keyed = bound
         for (name, tensor) in states { keyed[Self.stateKey(name)] = tensor }
-        let key = PreparedKey(inputs: keyed, policy: policy)
-        if let prepared = preparedPredictions.withLock({ $0[key] }) {
+        let key = PreparedPredictions.Key(inputs: keyed, policy: policy)
+        if let prepared = preparedPredictions[key] {
             return split(try prepared.run(keyed))
         }
         let run = MILRunState()
@@ -191,13 +191,7 @@ public final class CoreMLModel: ModelImplementation {
         guard !targets.isEmpty else { return split(results) }
         let plan = try Tensor.runKeepingPlan(targets, policy: policy).plan
         if !run.readInputData, keepsPreparedPlans {
-            let constants = results.filter { !names.contains($0.key) }
-            let prepared = ONNXPreparedPrediction(
-                plan: plan, inputs: keyed, targetNames: names, constantOutputs: constants)
-            preparedPredictions.withLock { cache in
-                if cache.count >= ONNXModel.preparedLimit { cache.removeAll() }
-                cache[key] = prepared
-            }
+            preparedPredictions.keep(plan, for: key, inputs: keyed, targetNames: names, outputs: results)
         }
         return split(results)
     }
@@ -331,15 +325,4 @@ public final class CoreMLModel: ModelImplementation {
 
     /// A state with every state feature not yet written (zeros of its declared shape).
     public func makeState() -> State { State(descriptions: modelDescription.stateDescriptions) }
-
-    /// The shapes and types of a prediction's inputs and states, and its policy.
-    private struct PreparedKey: Hashable {
-        let signatures: [String: TensorSignature]
-        let policy: ComputePolicy
-
-        init(inputs: [String: Tensor], policy: ComputePolicy) {
-            signatures = inputs.mapValues(\.signature)
-            self.policy = policy
-        }
-    }
 }

@@ -257,22 +257,28 @@ extension Tensor {
     /// indices (non-negative `Int32`); `nil` when the ranks differ or positions pass `Int32`.
     func gatheringElements(atIndices indices: Tensor, alongAxis axis: Int) -> Tensor? {
         guard indices.rank == rank, axis >= 0, axis < rank else { return nil }
-        let indexShape = indices.shape
-        let dataStrides = ONNXHost.strides(shape)
+        guard let base = Tensor.offsetsWithoutAxis(shape, indices.shape, axis: axis) else { return nil }
+        let stride = Tensor.scalar(Double(ONNXHost.strides(shape)[axis]), .int32)
+        let positions = Tensor.binary(.add, base, Tensor.binary(.multiply, indices, stride, at: nil), at: nil)
+        return reshaped(to: [scalarCount]).gathering(atIndices: positions, alongAxis: 0)
+    }
+
+    /// The row-major offsets, in `shape`, of every position of `indexShape` with the coordinate
+    /// along `axis` left out (what element gathers and scatters add the index to); `nil` when an
+    /// offset passes `Int32`.
+    static func offsetsWithoutAxis(_ shape: [Int], _ indexShape: [Int], axis: Int) -> Tensor? {
+        let strides = ONNXHost.strides(shape)
         let indexStrides = ONNXHost.strides(indexShape)
         let count = indexShape.reduce(1, *)
         var offsets = [Int32](repeating: 0, count: count)
         for flat in 0..<count {
             var offset = 0
-            for dimension in 0..<rank where dimension != axis {
-                offset += (flat / indexStrides[dimension]) % indexShape[dimension] * dataStrides[dimension]
+            for dimension in indexShape.indices where dimension != axis {
+                offset += (flat / indexStrides[dimension]) % indexShape[dimension] * strides[dimension]
             }
             guard let exact = Int32(exactly: offset) else { return nil }
             offsets[flat] = exact
         }
-        let base = Tensor.constant(offsets, shape: indexShape, op: "gather elements", at: nil)
-        let stride = Tensor.scalar(Double(dataStrides[axis]), .int32)
-        let positions = Tensor.binary(.add, base, Tensor.binary(.multiply, indices, stride, at: nil), at: nil)
-        return reshaped(to: [scalarCount]).gathering(atIndices: positions, alongAxis: 0)
+        return Tensor.constant(offsets, shape: indexShape, op: "element offsets", at: nil)
     }
 }

@@ -228,8 +228,8 @@ public final class ONNXModel: ModelImplementation {
         // Inputs that are themselves pending graphs run first, so that each is a source of the plan.
         try Tensor.evaluateNow(inputs.values.filter { $0.node?.storedResult == nil })
         evaluations.withLock { $0 += 1 }
-        let key = PreparedKey(inputs: inputs, policy: chosen)
-        if let prepared = preparedPredictions.withLock({ $0[key] }) { return try prepared.run(inputs) }
+        let key = PreparedPredictions.Key(inputs: inputs, policy: chosen)
+        if let prepared = preparedPredictions[key] { return try prepared.run(inputs) }
         let state = ONNXRunState()
         let outputs = try outputs(for: inputs, trace: nil, state: state)
         let names = outputDescriptions.map(\.name).filter { outputs[$0]?.node?.storedResult == nil }
@@ -237,32 +237,12 @@ public final class ONNXModel: ModelImplementation {
         guard !targets.isEmpty else { return outputs }
         let plan = try Tensor.runKeepingPlan(targets, policy: chosen).plan
         if !state.readInputData, keepsPreparedPlans {
-            let constants = outputs.filter { !names.contains($0.key) }
-            let prepared = ONNXPreparedPrediction(
-                plan: plan, inputs: inputs, targetNames: names, constantOutputs: constants)
-            preparedPredictions.withLock { cache in
-                if cache.count >= Self.preparedLimit { cache.removeAll() }
-                cache[key] = prepared
-            }
+            preparedPredictions.keep(plan, for: key, inputs: inputs, targetNames: names, outputs: outputs)
         }
         return outputs
     }
 
-    /// How many input-shape signatures a model keeps prepared predictions for.
-    static let preparedLimit = 16
-
-    private let preparedPredictions = Guarded<[PreparedKey: ONNXPreparedPrediction]>([:])
-
-    /// The shapes and types of a prediction's inputs, and its policy.
-    private struct PreparedKey: Hashable {
-        let signatures: [String: TensorSignature]
-        let policy: ComputePolicy
-
-        init(inputs: [String: Tensor], policy: ComputePolicy) {
-            signatures = inputs.mapValues(\.signature)
-            self.policy = policy
-        }
-    }
+    private let preparedPredictions = PreparedPredictions()
 
     /// Checks each input against its description and converts the exact conversions.
     private func bind(_ inputs: [String: Tensor]) throws(ModelError) -> [String: ONNXValue] {

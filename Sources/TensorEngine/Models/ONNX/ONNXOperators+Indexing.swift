@@ -121,21 +121,10 @@ extension ONNXOperators {
     static func offsetsWithoutAxis(_ node: ONNXNodeContext, _ shape: [Int], _ indexShape: [Int], axis: Int)
         throws(ModelError) -> Tensor
     {
-        let strides = ONNXHost.strides(shape)
-        let indexStrides = ONNXHost.strides(indexShape)
-        let count = indexShape.reduce(1, *)
-        var offsets = [Int32](repeating: 0, count: count)
-        for flat in 0..<count {
-            var offset = 0
-            for dim in indexShape.indices where dim != axis {
-                offset += (flat / indexStrides[dim]) % indexShape[dim] * strides[dim]
-            }
-            guard let exact = Int32(exactly: offset) else {
-                throw node.error("the data is too large to index in 32 bits")
-            }
-            offsets[flat] = exact
+        guard let offsets = Tensor.offsetsWithoutAxis(shape, indexShape, axis: axis) else {
+            throw node.error("the data is too large to index in 32 bits")
         }
-        return Tensor.constant(offsets, shape: indexShape, op: node.node.opType, at: nil)
+        return offsets
     }
 
     /// `ScatterElements` (reduction `none`): a scatter on the flattened data at positions from

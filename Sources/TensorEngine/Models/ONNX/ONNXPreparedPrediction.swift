@@ -50,3 +50,38 @@ final class ONNXPreparedPrediction: Sendable {
         return outputs
     }
 }
+
+/// A model's prepared predictions by the shapes and types of their inputs and their policy (an
+/// ONNX model's and a Core ML program's alike), at most ``limit`` signatures.
+final class PreparedPredictions: Sendable {
+    /// The shapes and types of a prediction's inputs, and its policy.
+    struct Key: Hashable {
+        let signatures: [String: TensorSignature]
+        let policy: ComputePolicy
+
+        init(inputs: [String: Tensor], policy: ComputePolicy) {
+            signatures = inputs.mapValues(\.signature)
+            self.policy = policy
+        }
+    }
+
+    /// How many input-shape signatures a model keeps prepared predictions for.
+    static let limit = 16
+
+    private let entries = Guarded<[Key: ONNXPreparedPrediction]>([:])
+
+    /// The prediction prepared for `key`, if any.
+    subscript(key: Key) -> ONNXPreparedPrediction? { entries.withLock { $0[key] } }
+
+    /// Keeps the plan that computed `outputs` from `inputs` (the outputs it did not compute, known
+    /// before it ran, are kept as they are).
+    func keep(_ plan: Plan, for key: Key, inputs: [String: Tensor], targetNames: [String], outputs: [String: Tensor]) {
+        let constants = outputs.filter { !targetNames.contains($0.key) }
+        let prepared = ONNXPreparedPrediction(
+            plan: plan, inputs: inputs, targetNames: targetNames, constantOutputs: constants)
+        entries.withLock { cache in
+            if cache.count >= Self.limit { cache.removeAll() }
+            cache[key] = prepared
+        }
+    }
+}
