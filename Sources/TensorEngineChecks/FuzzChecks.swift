@@ -23,6 +23,10 @@ package enum FuzzChecks {
         /// The ONNX reader and importer: any bytes load as a model (whose graph then builds, and
         /// for small fixed inputs runs, on zeros) or give a ``FileFormatError`` or ``ModelError``.
         case onnx
+        /// The Core ML reader and MIL importer: any bytes, as an `.mlmodel` file, load as a model
+        /// (whose program then builds, and for small fixed inputs runs, on zeros) or give a
+        /// ``FileFormatError`` or ``ModelError``.
+        case coreml
     }
 
     /// Runs one target's check on one input, from synchronous code that is not running on the
@@ -46,6 +50,7 @@ package enum FuzzChecks {
         case .safetensors: await safetensors(bytes)
         case .graph: await graph(bytes)
         case .onnx: await onnx(bytes)
+        case .coreml: await coreml(bytes)
         }
     }
 
@@ -146,6 +151,51 @@ package enum FuzzChecks {
             do { try await Tensor.evaluate([output], policy: .only(.naive)) } catch {
                 if error.kind == .backendFailure { return "output '\(name)': the naive backend failed: \(error)" }
             }
+        }
+        return nil
+    }
+
+    // MARK: - Core ML
+
+    static func coreml(_ bytes: [UInt8]) async -> String? {
+        let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).mlmodel")
+        defer { try? FileManager.default.removeItem(at: url) }
+        do { try Data(bytes).write(to: url) } catch { return nil }
+        let model: CoreMLModel
+        do {
+            model = try CoreMLModel(contentsOf: url)
+        } catch is FileFormatError {
+            return nil
+        } catch is ModelError {
+            return nil
+        } catch {
+            return "loading threw \(type(of: error)), not FileFormatError or ModelError: \(error)"
+        }
+        // Zeros for every input of a small fixed shape; open sizes taken as 2.
+        var shapes: [String: [Int]] = [:]
+        var elements = 0
+        for description in model.modelDescription.inputDescriptions {
+            guard let shape = description.multiArrayConstraint?.shape else { return nil }
+            let sizes = shape.map { dimension -> Int in
+                if case .fixed(let size) = dimension { return size }
+                return 2
+            }
+            guard sizes.allSatisfy({ $0 >= 0 && $0 <= 4096 }) else { return nil }
+            let count = sizes.reduce(1) { $0.multipliedReportingOverflow(by: $1).overflow ? Int.max : $0 * $1 }
+            guard count <= 4096 else { return nil }
+            elements += count
+            shapes[description.name] = sizes
+        }
+        guard elements <= 16384 else { return nil }
+        do {
+            let plan = try model.computePlan(inputShapes: shapes, policy: .only(.naive))
+            // Only small programs run: every step's result under 2^16 elements.
+            guard plan.enginePlan.operations.allSatisfy({ $0.shape.reduce(1) { $0 &* $1 } <= 1 << 16 }) else { return nil }
+            _ = try await plan.enginePlan.evaluate()
+        } catch let error as TensorError where error.kind == .backendFailure {
+            return "the naive backend failed: \(error)"
+        } catch {
+            return nil
         }
         return nil
     }

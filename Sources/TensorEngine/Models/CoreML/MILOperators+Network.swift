@@ -103,6 +103,14 @@ extension MILOperators {
             let height = try context.float("scale_factor_height", default: 1)
             let width = try context.float("scale_factor_width", default: 1)
             let alignCorners = try context.bool("align_corners", default: true)
+            // iOS 16's `half_pixel_centers` defaults to `!align_corners`; both false is TensorFlow's
+            // asymmetric mapping, which the engine's bilinear resize does not have.
+            let halfPixelCentres = try context.bool("half_pixel_centers", default: !alignCorners)
+            guard alignCorners || halfPixelCentres else {
+                throw context.error(
+                    "bilinear upsampling without aligned corners or half-pixel centres is not supported",
+                    .unsupportedOperators)
+            }
             return x.resized(to: try scaled(x, height, width, context), method: .bilinear(alignCorners: alignCorners))
         },
         "resize_nearest_neighbor": unary { x, context throws(ModelError) in
