@@ -82,8 +82,8 @@ enum MILConstants {
         if let engineType = type.importedType?.engineType, type == .float32 || type == .float16,
             count > ONNXConstant.hostElementLimit
         {
-            let expected = count * engineType.byteCount
-            guard blob.bytes.count == expected else {
+            let (expected, overflow) = count.multipliedReportingOverflow(by: engineType.byteCount)
+            guard !overflow, blob.bytes.count == expected else {
                 throw invalid("its weights take \(blob.bytes.count) bytes, shape \(shape) of \(type) needs \(expected)")
             }
             do {
@@ -105,8 +105,9 @@ enum MILConstants {
             throw ModelError(.unsupportedType, "the engine cannot hold \(type) values")
         }
         if width <= 8 && type != .bool { return .packed(try MILPackedIntegers(type: type, shape: shape, bytes: bytes)) }
-        let expected = count * width / 8
-        guard bytes.count == expected else {
+        let (bits, overflow) = count.multipliedReportingOverflow(by: width)
+        let expected = bits / 8
+        guard !overflow, bytes.count == expected else {
             throw invalid("it takes \(bytes.count) bytes, shape \(shape) of \(type) needs \(expected)")
         }
         func load<T: FixedWidthInteger>(_: T.Type) -> [T] {

@@ -8,12 +8,16 @@ extension MILOperators {
             let zeroPoint = try integers(context, "zero_point")
             let scale = try context.constant("scale").reals
             let shape = try shapeOf(context, "quantized_data")
-            let axis = try axis(try context.int("axis", default: 0), rank: shape.count, context)
-            let inner = shape[(axis + 1)...].reduce(1, *)
-            let channels = shape.isEmpty ? 1 : shape[axis]
+            var inner = 1
+            var channels = 1
+            if !shape.isEmpty {
+                let axis = try axis(try context.int("axis", default: 0), rank: shape.count, context)
+                inner = try elementCount(Array(shape[(axis + 1)...]), context)
+                channels = shape[axis]
+            }
             for (name, count) in [("zero_point", zeroPoint.count), ("scale", scale.count)]
             where count != 1 && count != channels {
-                throw context.error("\(name) holds \(count) values; axis \(axis) has \(channels)")
+                throw context.error("\(name) holds \(count) values; the quantization axis has \(channels)")
             }
             let values = (0..<data.count).map { index -> Float in
                 let channel = channels == 0 ? 0 : (index / Swift.max(inner, 1)) % channels
@@ -59,7 +63,7 @@ extension MILOperators {
                 throw context.error("mask is not a packed bit mask", .invalidModel)
             }
             let shape = try context.optionalInts("shape") ?? mask.shape
-            let count = shape.reduce(1, *)
+            let count = try elementCount(shape, context)
             guard mask.bytes.count * 8 >= count else { throw context.error("mask has fewer bits than \(count)") }
             var filled = [Float](repeating: 0, count: count)
             var next = 0
@@ -86,8 +90,8 @@ extension MILOperators {
             let entries = table.count
             let width = entries.trailingZeroBitCount
             guard entries > 0, entries == 1 << width else { throw context.error("the table has \(entries) entries") }
-            let count = shape.reduce(1, *)
-            guard packed.bytes.count * 8 >= count * width else { throw context.error("too few index bits") }
+            let count = try elementCount(shape, context)
+            guard count <= packed.bytes.count * 8 / width else { throw context.error("too few index bits") }
             let values = (0..<count).map { index -> Float in
                 var raw = 0
                 for bit in 0..<width {
@@ -144,7 +148,7 @@ extension MILOperators {
     private static func dense(_ values: [Float], shape: [Int], _ context: MILOperationContext) throws(ModelError)
         -> MILValue
     {
-        guard shape.reduce(1, *) == values.count else {
+        guard try elementCount(shape, context) == values.count else {
             throw context.error("\(values.count) values do not fill the shape \(describe(shape))")
         }
         let tensor: Tensor =

@@ -29,6 +29,11 @@ extension MILOperators {
             let weight = try context.tensor("weight")
             let strides = try context.optionalInts("strides") ?? [Int](repeating: 1, count: spatial)
             let dilations = try context.optionalInts("dilations") ?? [Int](repeating: 1, count: spatial)
+            // Sizes computed here stay far from overflow; the front end checks the geometry itself.
+            guard strides.count == spatial, dilations.count == spatial,
+                (strides + dilations).allSatisfy({ (1...(1 << 24)).contains($0) }),
+                weight.rank != spatial + 2 || weight.shape.allSatisfy({ $0 <= 1 << 24 })
+            else { throw context.error("strides \(strides) or dilations \(dilations) do not fit the kernel") }
             var crops = [(before: Int, after: Int)](repeating: (0, 0), count: spatial)
             switch try context.string("pad_type", default: "valid") {
             case "valid": break

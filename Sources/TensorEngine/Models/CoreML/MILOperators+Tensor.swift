@@ -130,8 +130,9 @@ extension MILOperators {
             guard step != 0, step.isFinite, start.isFinite, end.isFinite else {
                 throw context.error("range from \(start) to \(end) by \(step) is not finite")
             }
-            let count = Swift.max(0, Int(((end - start) / step).rounded(.up)))
-            guard count <= 1 << 31 else { throw context.error("range of \(count) elements is too long") }
+            let length = ((end - start) / step).rounded(.up)
+            guard length <= Double(Int32.max) else { throw context.error("a range of \(length) elements is too long") }
+            let count = Swift.max(0, Int(length))
             let values = (0..<count).map { start + Double($0) * step }
             let isInteger = context.declaredType()?.dataType == .int32
             let tensor =
@@ -169,7 +170,7 @@ extension MILOperators {
         for axis in 0..<rank {
             let size = x.shape[axis]
             let step = strides[axis]
-            guard step != 0 else { throw context.error("stride 0 on axis \(axis)") }
+            guard step != 0, step != Int.min else { throw context.error("stride \(step) on axis \(axis)") }
             func clamp(_ index: Int, _ low: Int, _ high: Int) -> Int {
                 Swift.min(Swift.max(index < 0 ? index + size : index, low), high)
             }
@@ -211,9 +212,11 @@ extension MILOperators {
         guard steps.count == rank, beginMask.count == rank, squeezeMask.count == rank, steps.allSatisfy({ $0 > 0 })
         else { throw context.error("slice_update needs \(rank) positive strides and masks", .unsupportedOperators) }
         var region = update.shape
-        for axis in 0..<rank where squeezeMask[axis] { region.insert(1, at: axis) }
-        guard region.count == rank else {
-            throw context.error("an update of \(describe(update.shape)) does not fit a rank-\(rank) slice")
+        for axis in 0..<rank where squeezeMask[axis] && axis <= region.count { region.insert(1, at: axis) }
+        guard region.count == rank,
+            (0..<rank).allSatisfy({ region[$0] == 0 || (region[$0] - 1) / steps[$0] < x.shape[$0] })
+        else {
+            throw context.error("an update of \(describe(update.shape)) does not fit a slice of \(describe(x.shape))")
         }
         let strides = ONNXHost.strides(x.shape)
         var begin = try context.tensor("begin")
@@ -229,7 +232,12 @@ extension MILOperators {
         var offsets = [Int32](repeating: 0, count: count)
         for flat in 0..<count {
             var offset = 0
-            for axis in 0..<rank { offset += (flat / regionStrides[axis]) % region[axis] * steps[axis] * strides[axis] }
+            for axis in 0..<rank {
+                let index = (flat / regionStrides[axis]) % region[axis]
+                let (stepped, overflow) = index.multipliedReportingOverflow(by: steps[axis])
+                guard !overflow, stepped < x.shape[axis] else { throw context.error("the update runs past axis \(axis)") }
+                offset += stepped * strides[axis]
+            }
             guard let exact = Int32(exactly: offset) else { throw context.error("the input is too large for 32-bit positions") }
             offsets[flat] = exact
         }

@@ -35,12 +35,23 @@ enum MILOperators {
         }
     }
 
-    /// An axis in `-rank..<rank`, made non-negative.
+    /// An axis in `-rank..<rank`, made non-negative (a rank-0 tensor has none).
     static func axis(_ axis: Int, rank: Int, _ context: MILOperationContext) throws(ModelError) -> Int {
-        guard axis >= -rank, axis < Swift.max(rank, 1) else {
+        guard axis >= -rank, axis < rank else {
             throw context.error("axis \(axis) is out of range for rank \(rank)")
         }
         return axis < 0 ? axis + rank : axis
+    }
+
+    /// The number of elements of `shape`, checked: no negative size, no overflow.
+    static func elementCount(_ shape: [Int], _ context: MILOperationContext) throws(ModelError) -> Int {
+        var count = 1
+        for size in shape {
+            let (product, overflow) = count.multipliedReportingOverflow(by: size)
+            guard size >= 0, !overflow else { throw context.error("the shape \(shape) has no valid element count") }
+            count = product
+        }
+        return count
     }
 
     /// Axes in `-rank..<rank`, made non-negative.
