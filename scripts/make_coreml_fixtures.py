@@ -31,6 +31,9 @@ What it writes (every model is tiny; all files together are well under 2 MB):
 - cnn_palettized.mlpackage: cnn.mlpackage with ct.optimize.coreml.palettize_weights (4-bit kmeans,
   per-tensor, weight_threshold=64): `constexpr_lut_to_dense` (iOS16 form) for every conv/linear
   weight. Its references come from torch with the palettized (decompressed) weights loaded.
+- cnn_image.mlpackage: the same CNN with an image input (ct.ImageType, RGB, scale 1/255, bias -0.5):
+  Core ML feeds pixels 0-255 and the program scales them; the references are torch on
+  pixels / 255 - 0.5, the input saved is the pixels as float32 [1,3,16,16].
 - encoder.mlpackage: ML Program, iOS16 target (spec 7, opset CoreML6), FLOAT32. A 2-layer BERT-style
   encoder (vocab 64, hidden 32, 4 heads, GELU MLP 32->64->32). Inputs `input_ids` int32 [1,8] and
   `attention_mask` int32 [1,8] (two trailing zeros); outputs `last_hidden_state` float32 [1,8,32] and
@@ -553,6 +556,33 @@ def make_cnn():
     save_npy("cnn_palettized_output_features", to_numpy(p_features))
 
 
+def make_image_cnn():
+    """The CNN of make_cnn with an image input, as vision models are converted: Core ML feeds the
+    pixels (0-255, RGB) and the program itself scales them (scale 1/255, bias -0.5), so the
+    reference is torch on pixels / 255 - 0.5."""
+    seed(1)
+    model = CNN()
+    randomize(model)
+    model.eval()
+    generator = torch.Generator().manual_seed(7)
+    pixels = torch.randint(0, 256, (1, 3, 16, 16), generator=generator).float()
+    with torch.no_grad():
+        probs, features = model(pixels / 255.0 - 0.5)
+        traced = torch.jit.trace(model, (pixels,))
+    mlmodel = convert(
+        traced,
+        [ct.ImageType(name="image", shape=(1, 3, 16, 16), scale=1 / 255.0, bias=[-0.5, -0.5, -0.5],
+                      color_layout=ct.colorlayout.RGB)],
+        [ct.TensorType(name="probs"), ct.TensorType(name="features")],
+        ct.target.iOS17,
+        ct.precision.FLOAT32,
+    )
+    save_model(mlmodel, "cnn_image")
+    save_npy("cnn_image_input_image", to_numpy(pixels))
+    save_npy("cnn_image_output_probs", to_numpy(probs))
+    save_npy("cnn_image_output_features", to_numpy(features))
+
+
 def encoder_inputs():
     g = torch.Generator().manual_seed(7)
     input_ids = torch.randint(1, 64, (1, 8), generator=g, dtype=torch.int64)
@@ -721,6 +751,8 @@ def main():
 
     print("cnn, cnn_palettized")
     make_cnn()
+    print("cnn_image")
+    make_image_cnn()
     print("encoder, encoder_fp16, encoder_int8, encoder_int8_ios18")
     make_encoders()
     print("stateful")

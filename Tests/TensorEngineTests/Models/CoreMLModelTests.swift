@@ -48,6 +48,21 @@ enum CoreMLFixture {
         try await CoreMLFixture.check("cnn", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
     }
 
+    /// An image input (Core ML feeds a pixel buffer) takes its pixels as a multi-array: the
+    /// program scales them itself.
+    @Test func imageInputsTakePixelsAsMultiArrays() async throws {
+        let model = try Model(contentsOf: try CoreMLFixture.url("cnn_image.mlpackage"))
+        let image = try #require(model.modelDescription.inputDescriptionsByName["image"])
+        #expect(image.type == .image)
+        #expect(image.multiArrayConstraint?.shape == [.fixed(1), .fixed(3), .fixed(16), .fixed(16)], "\(image)")
+        let pixels = try MultiArray(try CoreMLFixture.array("cnn_image_input_image"))
+        let output = try await model.prediction(from: try DictionaryFeatureProvider(dictionary: ["image": pixels]))
+        let probs = try #require(output.featureValue(for: "probs")?.tensorValue)
+        let difference = try await CoreMLFixture.maximumDifference(probs, try CoreMLFixture.array("cnn_image_output_probs"))
+        #expect(difference <= 1e-4, "max difference \(difference)")
+        try await CoreMLFixture.check("cnn_image", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
+    }
+
     @Test func encoderMatchesTorch() async throws {
         try await CoreMLFixture.check(
             "encoder", inputs: ["input_ids", "attention_mask"], outputs: ["last_hidden_state", "pooled"], tolerance: 1e-4)

@@ -67,10 +67,17 @@ public final class CoreMLModel: ModelImplementation {
         if !metadata.shortDescription.isEmpty { strings[.description] = metadata.shortDescription }
         if !metadata.versionString.isEmpty { strings[.versionString] = metadata.versionString }
         if !metadata.license.isEmpty { strings[.license] = metadata.license }
+        var programTypes: [String: MILValueType] = [:]
+        for input in program.inputs { programTypes[input.name] = input.type }
+        for operation in program.operations {
+            for output in operation.outputs where program.outputNames.contains(output.name) {
+                programTypes[output.name] = output.type
+            }
+        }
+        let describe = { (feature: CoreMLFeatureSpec) in Self.featureDescription(feature, programTypes[feature.name]) }
         modelDescription = ModelDescription(
-            inputs: features.inputs.map(Self.featureDescription), outputs: features.outputs.map(Self.featureDescription),
-            states: features.states.map(Self.featureDescription), metadata: strings,
-            creatorDefined: metadata.userDefined)
+            inputs: features.inputs.map(describe), outputs: features.outputs.map(describe),
+            states: features.states.map(describe), metadata: strings, creatorDefined: metadata.userDefined)
     }
 
     /// Reads a Core ML model (Core ML's `MLModel.load(contentsOf:)` form).
@@ -81,14 +88,30 @@ public final class CoreMLModel: ModelImplementation {
     }
 
     /// A feature as ``Model`` describes it: a multi-array's element type and shape (open sizes
-    /// where the model allows a range or a list of shapes), or the kind of another feature.
-    private static func featureDescription(_ feature: CoreMLFeatureSpec) -> FeatureDescription {
+    /// where the model allows a range or a list of shapes), an image as the pixel tensor its
+    /// program reads or gives (`float32 pixels [1, 3, H, W]`, in the model's channel order and
+    /// range), or the kind of another feature.
+    private static func featureDescription(_ feature: CoreMLFeatureSpec, _ programType: MILValueType?)
+        -> FeatureDescription
+    {
         let array: CoreMLArrayTypeSpec
         let isState: Bool
         switch feature.type {
         case .multiArray(let type): (array, isState) = (type, false)
         case .state(let type): (array, isState) = (type, true)
-        case .int64, .double, .string, .image, .dictionary, .sequence, .unknown:
+        case .image:
+            guard let tensor = programType?.tensorType, let type = tensor.dataType.importedType?.engineType else {
+                return FeatureDescription(name: feature.name, multiArrayConstraint: nil, otherType: "image")
+            }
+            let shape = tensor.dimensions.map { dimension -> FeatureDimension in
+                if case .fixed(let size) = dimension { return .fixed(size) }
+                return .unknown
+            }
+            let constraint = MultiArrayConstraint(
+                shape: tensor.rank < 0 ? nil : shape, modelElementType: "\(type) pixels", dataType: type)
+            return FeatureDescription(
+                name: feature.name, type: .image, isOptional: feature.isOptional, multiArrayConstraint: constraint)
+        case .int64, .double, .string, .dictionary, .sequence, .unknown:
             return FeatureDescription(name: feature.name, multiArrayConstraint: nil, otherType: "\(feature.type)")
         }
         let type: ScalarType

@@ -42,7 +42,7 @@ extension MILOperators {
         "tanh": unary { x, _ in x.tanh() },
         "atanh": unary { x, _ in x.atanh() },
         // MIL adds `epsilon` before the logarithm, the reciprocal and the reciprocal square root.
-        "log": unary { x, context throws(ModelError) in (x + (try context.float("epsilon", default: 1e-45))).log() },
+        "log": unary { x, context throws(ModelError) in (x + (try context.float("epsilon", default: .leastNonzeroMagnitude))).log() },
         "inverse": unary { x, context throws(ModelError) in
             (x + (try context.float("epsilon", default: 1e-4))).reciprocal()
         },
