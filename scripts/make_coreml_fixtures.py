@@ -80,6 +80,7 @@ import logging
 import math
 import pathlib
 import shutil
+import tempfile
 import uuid
 import warnings
 
@@ -583,6 +584,36 @@ def make_image_cnn():
     save_npy("cnn_image_output_features", to_numpy(features))
 
 
+def make_fuzz_seed():
+    """A program of a dozen operation types whose constants are all small enough to be stored in
+    the specification itself, so that a bare model.mlmodel runs: the coreml fuzz target's seed
+    (Tests/TensorEngineTests/Fixtures/fuzz/coreml/tiny_program.mlmodel, under libFuzzer's 4 KB)."""
+    from coremltools.converters.mil import Builder as mb
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(1, 4))], opset_version=ct.target.iOS17)
+    def program(x):
+        weight = np.array([[0.5, -0.25, 0.125, 1.0], [1.0, 0.5, -0.5, 0.25]], dtype=np.float32)
+        y = mb.linear(x=x, weight=weight, bias=np.array([0.1, -0.1], dtype=np.float32))
+        y = mb.softmax(x=mb.relu(x=y), axis=-1, name="probs")
+        z = mb.transpose(x=mb.reshape(x=x, shape=[2, 2]), perm=[1, 0])
+        z = mb.reduce_sum(x=mb.mul(x=z, y=np.float32(2.0)), axes=[0], keep_dims=False)
+        z = mb.concat(values=[z, mb.slice_by_index(x=mb.squeeze(x=x, axes=[0]), begin=[1], end=[3])], axis=0)
+        picked = mb.gather(x=z, indices=np.array([3, 0], dtype=np.int32), axis=0)
+        z = mb.tanh(x=mb.sub(x=mb.slice_by_index(x=z, begin=[0], end=[2]), y=picked), name="mixed")
+        return y, z
+
+    mlmodel = ct.convert(program, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS17)
+    folder = OUT.parent / "fuzz" / "coreml"
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        package = pathlib.Path(scratch) / "tiny_program.mlpackage"
+        mlmodel.save(str(package))
+        spec = package / "Data" / "com.apple.CoreML" / "model.mlmodel"
+        reserialize(spec)
+        shutil.copyfile(spec, folder / "tiny_program.mlmodel")
+    print(f"  fuzz seed: {(folder / 'tiny_program.mlmodel').stat().st_size} bytes")
+
+
 def encoder_inputs():
     g = torch.Generator().manual_seed(7)
     input_ids = torch.randint(1, 64, (1, 8), generator=g, dtype=torch.int64)
@@ -759,6 +790,8 @@ def main():
     make_stateful()
     print("classifier")
     classifier = make_classifier()
+    print("fuzz seed")
+    make_fuzz_seed()
 
     rows = []
     details = []
