@@ -50,6 +50,9 @@ enum CompiledModel {
         if try source(in: url) != nil {
             return try temporaryCopy(of: url, name: url.deletingPathExtension().lastPathComponent)
         }
+        if CoreMLPackage.isPackage(url) || url.pathExtension.lowercased() == "mlmodel" {
+            return try compileCoreML(url)
+        }
         let file = try MappedFile(url: url, format: "onnx")
         var hasher = SHA256()
         hasher.update(file.bytes)
@@ -91,6 +94,36 @@ enum CompiledModel {
         }
     }
 
+    /// A Core ML model, checked by loading it, as a package in a new temporary directory named
+    /// `NAME.mlmodelc` as Core ML names its compiled models (its weight file is already laid out
+    /// for mapping, so the package is linked, not rewritten); a bare `.mlmodel` becomes a package.
+    private static func compileCoreML(_ url: URL) throws -> URL {
+        _ = try CoreMLModel(contentsOf: url)
+        let manager = FileManager.default
+        let parent = manager.temporaryDirectory.appendingPathComponent("tensorengine-\(UUID().uuidString)")
+        let target = parent.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".mlmodelc")
+        try manager.createDirectory(at: parent, withIntermediateDirectories: true)
+        if CoreMLPackage.isPackage(url) {
+            do { try manager.linkItem(at: url, to: target) } catch { try manager.copyItem(at: url, to: target) }
+            return target
+        }
+        let data = target.appendingPathComponent("Data/com.apple.CoreML")
+        try manager.createDirectory(at: data, withIntermediateDirectories: true)
+        try manager.copyItem(at: url, to: data.appendingPathComponent("model.mlmodel"))
+        let manifest: [String: Any] = [
+            "fileFormatVersion": "1.0.0", "rootModelIdentifier": "model",
+            "itemInfoEntries": [
+                "model": [
+                    "author": "com.apple.CoreML", "description": "CoreML Model Specification", "name": "model.mlmodel",
+                    "path": "com.apple.CoreML/model.mlmodel",
+                ]
+            ],
+        ]
+        let json = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
+        try json.write(to: target.appendingPathComponent("Manifest.json"))
+        return target
+    }
+
     /// A copy of a compiled folder in a new temporary directory (hard links where the file system
     /// allows, so a large model is not copied).
     private static func temporaryCopy(of folder: URL, name: String) throws -> URL {
@@ -110,7 +143,9 @@ enum CompiledModel {
 extension Model {
     /// Prepares the ONNX model at `url` for fast loading and returns the prepared folder's
     /// location in a temporary directory (Core ML's `MLModel.compileModel(at:)`): move it where it
-    /// should live, and load it with ``load(contentsOf:configuration:)``.
+    /// should live, and load it with ``load(contentsOf:configuration:)``. A Core ML model
+    /// (`.mlpackage`, `.mlmodel`) is checked by loading it and handed back as a package named
+    /// `NAME.mlmodelc`, as Core ML names compiled models, which loads under any name.
     ///
     /// The prepared form keeps every weight at an aligned offset of one file, so loading maps the
     /// weights in place instead of copying those the ONNX file left unaligned. It is cached on disk

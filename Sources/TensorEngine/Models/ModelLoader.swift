@@ -3,7 +3,8 @@ import Foundation
 /// Finds what kind of model a URL holds and loads its implementation.
 enum ModelLoader {
     /// The implementation of the model at `url`: an ONNX file, a folder compiled by
-    /// ``Model/compileModel(at:)``, or a sentence-embedding folder.
+    /// ``Model/compileModel(at:)``, a Core ML package or model file (a package under any name: a
+    /// compiled one moved to `NAME.mlmodelc`), or a sentence-embedding folder.
     ///
     /// - Throws: ``FileFormatError/Kind/unreadable`` for a missing file,
     ///   ``ModelError/Kind/unsupportedType`` for a kind of model the engine does not read, and
@@ -17,13 +18,14 @@ enum ModelLoader {
         if isDirectory.boolValue, let compiled = try CompiledModel.source(in: url) {
             return try ONNXModel(contentsOf: compiled, configuration: configuration)
         }
+        if CoreMLPackage.isPackage(url) { return try CoreMLModel(contentsOf: url, configuration: configuration) }
         switch url.pathExtension.lowercased() {
         case "mlpackage", "mlmodel": return try CoreMLModel(contentsOf: url, configuration: configuration)
         case "mlmodelc":
             throw ModelError(
                 .unsupportedType,
                 "\(name) is a Core ML model compiled for Apple's runtime, whose format is not published; load the "
-                    + ".mlpackage or .mlmodel it was compiled from")
+                    + ".mlpackage or .mlmodel it was compiled from (or what Model.compileModel(at:) made of it)")
         default: break
         }
         if isDirectory.boolValue {

@@ -153,6 +153,34 @@ enum CoreMLFixture {
         #expect(text.contains("conv") && text.contains("batch_norm"), "\(text)")
     }
 
+    /// The seed's ModelManager with a Core ML package: compiled (checked, handed back as
+    /// `NAME.mlmodelc`), moved into the cache folder, loaded from there, shared and reloaded.
+    @Test func seedModelManagerCompilesAndCachesPackages() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("coreml-manager-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = try CoreMLFixture.url("cnn.mlpackage").deletingLastPathComponent()
+        let manager = ModelManager(sourceDirectory: source, cacheDirectory: root.appendingPathComponent("CompiledModels"))
+        let first = try await manager.model(named: "cnn")
+        #expect(try await manager.model(named: "cnn") === first)
+        await manager.unloadAll()
+        let reloaded = try await manager.model(named: "cnn")  // from CompiledModels/cnn.mlmodelc
+        #expect(reloaded !== first)
+        let compiled = root.appendingPathComponent("CompiledModels/cnn.mlmodelc")
+        #expect(FileManager.default.fileExists(atPath: compiled.appendingPathComponent("Manifest.json").path))
+        let pixels = try MultiArray(try CoreMLFixture.array("cnn_input_image"))
+        let output = try await reloaded.prediction(from: try DictionaryFeatureProvider(dictionary: ["image": pixels]))
+        let probs = try #require(output.featureValue(for: "probs")?.tensorValue)
+        let difference = try await CoreMLFixture.maximumDifference(probs, try CoreMLFixture.array("cnn_output_probs"))
+        #expect(difference <= 1e-4)
+        // A bare specification compiles into a package too.
+        let tiny = try await Model.compileModel(
+            at: try CoreMLFixture.url("classifier.mlmodel").deletingLastPathComponent()
+                .appendingPathComponent("../fuzz/coreml/tiny_program.mlmodel").standardizedFileURL)
+        defer { try? FileManager.default.removeItem(at: tiny.deletingLastPathComponent()) }
+        #expect(tiny.lastPathComponent == "tiny_program.mlmodelc")
+        #expect(try Model(contentsOf: tiny).modelDescription.outputDescriptionsByName["probs"] != nil)
+    }
+
     /// Every operation the engine lacks is listed, not just the first: the encoder with its
     /// `gelu` and `tanh` operations renamed to types no opset has.
     @Test func unsupportedOperationsAreListedTogether() throws {

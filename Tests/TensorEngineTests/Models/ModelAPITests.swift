@@ -39,8 +39,11 @@ actor ModelManager {
         if FileManager.default.fileExists(atPath: cachedURL.path) {
             return cachedURL
         }
-        let packageURL = sourceDirectory.appendingPathComponent("\(name).onnx")
-        guard FileManager.default.fileExists(atPath: packageURL.path) else {
+        // Compile from .mlpackage (or an ONNX file) and cache
+        guard
+            let packageURL = ["mlpackage", "onnx"].map({ sourceDirectory.appendingPathComponent("\(name).\($0)") })
+                .first(where: { FileManager.default.fileExists(atPath: $0.path) })
+        else {
             throw ModelManagerError.modelNotFound(name)
         }
         let tempCompiledURL = try await Model.compileModel(at: packageURL)

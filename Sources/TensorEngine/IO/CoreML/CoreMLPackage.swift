@@ -33,6 +33,14 @@ final class CoreMLPackage: Sendable {
         do { spec = try CoreMLModelSpec.decode(file.bytes) } catch { throw error.at(specificationURL.path) }
     }
 
+    /// Whether `url` is a folder laid out as a Core ML package (it holds `Manifest.json`), whatever
+    /// its name: a package moved to `NAME.mlmodelc` by ``Model/compileModel(at:)``'s caller too.
+    static func isPackage(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            && FileManager.default.fileExists(atPath: url.appendingPathComponent("Manifest.json").path)
+    }
+
     /// The specification file a package's manifest names.
     private static func rootModel(of package: URL) throws(FileFormatError) -> URL {
         let manifestURL = package.appendingPathComponent("Manifest.json")
