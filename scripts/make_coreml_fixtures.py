@@ -34,6 +34,8 @@ What it writes (every model is tiny; all files together are well under 2 MB):
 - cnn_image.mlpackage: the same CNN with an image input (ct.ImageType, RGB, scale 1/255, bias -0.5):
   Core ML feeds pixels 0-255 and the program scales them; the references are torch on
   pixels / 255 - 0.5, the input saved is the pixels as float32 [1,3,16,16].
+- cnn_flexible.mlpackage: the same CNN with open image sizes (RangeDim 8...32 for height and width),
+  its saved input 24 x 20.
 - encoder.mlpackage: ML Program, iOS16 target (spec 7, opset CoreML6), FLOAT32. A 2-layer BERT-style
   encoder (vocab 64, hidden 32, 4 heads, GELU MLP 32->64->32). Inputs `input_ids` int32 [1,8] and
   `attention_mask` int32 [1,8] (two trailing zeros); outputs `last_hidden_state` float32 [1,8,32] and
@@ -614,6 +616,35 @@ def make_fuzz_seed():
     print(f"  fuzz seed: {(folder / 'tiny_program.mlmodel').stat().st_size} bytes")
 
 
+def make_flexible_cnn():
+    """The CNN of make_cnn with open image sizes (ct.RangeDim from 8 to 32, default 16), run on a
+    24 x 20 image: the program's sizes are unknown until a prediction gives them."""
+    seed(1)
+    model = CNN()
+    randomize(model)
+    model.eval()
+    image = torch.randn(1, 3, 16, 16)
+    with torch.no_grad():
+        traced = torch.jit.trace(model, (image,))
+    height = ct.RangeDim(lower_bound=8, upper_bound=32, default=16)
+    width = ct.RangeDim(lower_bound=8, upper_bound=32, default=16)
+    mlmodel = convert(
+        traced,
+        [ct.TensorType(name="image", shape=(1, 3, height, width), dtype=np.float32)],
+        [ct.TensorType(name="probs"), ct.TensorType(name="features")],
+        ct.target.iOS17,
+        ct.precision.FLOAT32,
+    )
+    save_model(mlmodel, "cnn_flexible")
+    generator = torch.Generator().manual_seed(11)
+    larger = torch.randn(1, 3, 24, 20, generator=generator)
+    with torch.no_grad():
+        probs, features = model(larger)
+    save_npy("cnn_flexible_input_image", to_numpy(larger))
+    save_npy("cnn_flexible_output_probs", to_numpy(probs))
+    save_npy("cnn_flexible_output_features", to_numpy(features))
+
+
 def encoder_inputs():
     g = torch.Generator().manual_seed(7)
     input_ids = torch.randint(1, 64, (1, 8), generator=g, dtype=torch.int64)
@@ -784,6 +815,8 @@ def main():
     make_cnn()
     print("cnn_image")
     make_image_cnn()
+    print("cnn_flexible")
+    make_flexible_cnn()
     print("encoder, encoder_fp16, encoder_int8, encoder_int8_ios18")
     make_encoders()
     print("stateful")

@@ -63,6 +63,19 @@ enum CoreMLFixture {
         try await CoreMLFixture.check("cnn_image", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
     }
 
+    /// Open sizes (coremltools' `RangeDim`): described as open, fixed by each prediction's input,
+    /// and a prediction at the default size and one at another size both run.
+    @Test func openInputSizesAreFixedByThePrediction() async throws {
+        let model = try Model(contentsOf: try CoreMLFixture.url("cnn_flexible.mlpackage"))
+        let image = try #require(model.modelDescription.inputDescriptionsByName["image"])
+        #expect(image.multiArrayConstraint?.shape == [.fixed(1), .fixed(3), .unknown, .unknown], "\(image)")
+        try await CoreMLFixture.check("cnn_flexible", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
+        let square = try await model.prediction(from: ["image": try CoreMLFixture.array("cnn_input_image")])
+        let probs = try #require(square["probs"])
+        let difference = try await CoreMLFixture.maximumDifference(probs, try CoreMLFixture.array("cnn_output_probs"))
+        #expect(difference <= 1e-4, "at 16 x 16: \(difference)")
+    }
+
     @Test func encoderMatchesTorch() async throws {
         try await CoreMLFixture.check(
             "encoder", inputs: ["input_ids", "attention_mask"], outputs: ["last_hidden_state", "pooled"], tolerance: 1e-4)
