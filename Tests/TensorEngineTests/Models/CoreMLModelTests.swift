@@ -58,7 +58,8 @@ enum CoreMLFixture {
         let pixels = try MultiArray(try CoreMLFixture.array("cnn_image_input_image"))
         let output = try await model.prediction(from: try DictionaryFeatureProvider(dictionary: ["image": pixels]))
         let probs = try #require(output.featureValue(for: "probs")?.tensorValue)
-        let difference = try await CoreMLFixture.maximumDifference(probs, try CoreMLFixture.array("cnn_image_output_probs"))
+        let difference = try await CoreMLFixture.maximumDifference(
+            probs, try CoreMLFixture.array("cnn_image_output_probs"))
         #expect(difference <= 1e-4, "max difference \(difference)")
         try await CoreMLFixture.check("cnn_image", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
     }
@@ -69,7 +70,8 @@ enum CoreMLFixture {
         let model = try Model(contentsOf: try CoreMLFixture.url("cnn_flexible.mlpackage"))
         let image = try #require(model.modelDescription.inputDescriptionsByName["image"])
         #expect(image.multiArrayConstraint?.shape == [.fixed(1), .fixed(3), .unknown, .unknown], "\(image)")
-        try await CoreMLFixture.check("cnn_flexible", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
+        try await CoreMLFixture.check(
+            "cnn_flexible", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
         let square = try await model.prediction(from: ["image": try CoreMLFixture.array("cnn_input_image")])
         let probs = try #require(square["probs"])
         let difference = try await CoreMLFixture.maximumDifference(probs, try CoreMLFixture.array("cnn_output_probs"))
@@ -78,7 +80,8 @@ enum CoreMLFixture {
 
     @Test func encoderMatchesTorch() async throws {
         try await CoreMLFixture.check(
-            "encoder", inputs: ["input_ids", "attention_mask"], outputs: ["last_hidden_state", "pooled"], tolerance: 1e-4)
+            "encoder", inputs: ["input_ids", "attention_mask"], outputs: ["last_hidden_state", "pooled"],
+            tolerance: 1e-4)
     }
 
     @Test func float16EncoderMatchesTorchAtHalfPrecision() async throws {
@@ -94,7 +97,8 @@ enum CoreMLFixture {
         try await CoreMLFixture.check(
             "encoder_int8_ios18", inputs: ["input_ids", "attention_mask"], outputs: ["last_hidden_state", "pooled"],
             tolerance: 1e-4)
-        try await CoreMLFixture.check("cnn_palettized", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
+        try await CoreMLFixture.check(
+            "cnn_palettized", inputs: ["image"], outputs: ["probs", "features"], tolerance: 1e-4)
     }
 }
 
@@ -140,7 +144,7 @@ enum CoreMLFixture {
         config.computeUnits = .cpuOnly
         let url = try CoreMLFixture.url("cnn.mlpackage")
         let computePlan = try await ComputePlan.load(contentsOf: url, configuration: config)
-        guard case let .program(program) = computePlan.modelStructure, let mainFunction = program.functions["main"]
+        guard case .program(let program) = computePlan.modelStructure, let mainFunction = program.functions["main"]
         else {
             Issue.record("Model is not an ML program or has no main function")
             return
@@ -172,7 +176,8 @@ enum CoreMLFixture {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("coreml-manager-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let source = try CoreMLFixture.url("cnn.mlpackage").deletingLastPathComponent()
-        let manager = ModelManager(sourceDirectory: source, cacheDirectory: root.appendingPathComponent("CompiledModels"))
+        let manager = ModelManager(
+            sourceDirectory: source, cacheDirectory: root.appendingPathComponent("CompiledModels"))
         let first = try await manager.model(named: "cnn")
         #expect(try await manager.model(named: "cnn") === first)
         await manager.unloadAll()

@@ -62,7 +62,8 @@ import Testing
         let reversed = try await Self.run(
             "slice_by_index",
             [
-                "x": x, "begin": Self.integers([-1, 0]), "end": Self.integers([0, 4]), "stride": Self.integers([-1, 2]),
+                "x": x, "begin": Self.integers([-1, 0]), "end": Self.integers([0, 4]),
+                "stride": Self.integers([-1, 2]),
                 "begin_mask": Self.flags([false, false]), "end_mask": Self.flags([true, false]),
             ])
         #expect(reversed == [[8, 10, 4, 6, 0, 2]])
@@ -108,7 +109,8 @@ import Testing
             "pad", ["x": x, "pad": Self.integers([1, 2]), "mode": .strings(["replicate"])])
         #expect(replicate == [[1, 1, 2, 3, 3, 3]])
         let constant = try await Self.run(
-            "pad", ["x": x, "pad": Self.integers([0, 1]), "mode": .strings(["constant"]), "constant_val": Self.scalar(9)])
+            "pad",
+            ["x": x, "pad": Self.integers([0, 1]), "mode": .strings(["constant"]), "constant_val": Self.scalar(9)])
         #expect(constant == [[1, 2, 3, 9]])
     }
 
@@ -159,7 +161,8 @@ import Testing
     @Test func normalizationOverLeadingAxesAndAttentionWithABooleanMask() async throws {
         // layer_norm over axis 0 of [[1, 10], [3, 30]]: each column becomes [-1, 1].
         let normalized = try await Self.run(
-            "layer_norm", ["x": Self.tensor([1, 10, 3, 30], [2, 2]), "axes": Self.integers([0]), "epsilon": Self.scalar(0)])
+            "layer_norm",
+            ["x": Self.tensor([1, 10, 3, 30], [2, 2]), "axes": Self.integers([0]), "epsilon": Self.scalar(0)])
         let expected: [Float] = [-1, -1, 1, 1]
         #expect(zip(try #require(normalized.first), expected).allSatisfy { abs($0 - $1) < 1e-5 }, "\(normalized)")
         // One query over two keys, the second masked out: the first value comes through.
@@ -177,7 +180,8 @@ import Testing
         // A 2-bit table per row: row 0 reads [0, 1, 2, 3], row 1 reads [10, 20, 30, 40].
         let indices = try MILPackedIntegers(type: .uint2, shape: [2, 2], bytes: [0b0001_1011])
         let lut = ONNXConstant(dataType: .float, shape: [2, 1, 4, 1], values: .reals([0, 1, 2, 3, 10, 20, 30, 40]))
-        let dense = try await Self.run("constexpr_lut_to_dense", ["indices": .packed(indices), "lut": .imported(.constant(lut))])
+        let dense = try await Self.run(
+            "constexpr_lut_to_dense", ["indices": .packed(indices), "lut": .imported(.constant(lut))])
         #expect(dense == [[3, 2, 20, 10]])
         // Mask bits 0b0101 over four elements: the values go to positions 0 and 2.
         let mask = try MILPackedIntegers(type: .uint1, shape: [4], bytes: [0b0101])
@@ -198,18 +202,36 @@ import Testing
         let x = Self.tensor([1, 2, 3, 4], [4])
         let cases: [(String, [String: MILValue])] = [
             ("range_1d", ["start": Self.scalar(0), "end": Self.scalar(1e300), "step": Self.scalar(1)]),
-            ("slice_by_index", ["x": x, "begin": Self.integers([0]), "end": Self.integers([4]),
-                "stride": Self.integers([Int64.min])]),
-            ("slice_update", ["x": x, "update": Self.tensor([9, 9], [2]), "begin": Self.ints([0]),
-                "end": Self.integers([4]), "stride": Self.integers([Int64.max])]),
-            ("gather", ["x": .imported(.tensor(Tensor(shape: [], scalars: [Float(1)]), .float)),
-                "indices": Self.ints([0]), "axis": Self.integers([0])]),
+            (
+                "slice_by_index",
+                [
+                    "x": x, "begin": Self.integers([0]), "end": Self.integers([4]),
+                    "stride": Self.integers([Int64.min]),
+                ]
+            ),
+            (
+                "slice_update",
+                [
+                    "x": x, "update": Self.tensor([9, 9], [2]), "begin": Self.ints([0]),
+                    "end": Self.integers([4]), "stride": Self.integers([Int64.max]),
+                ]
+            ),
+            (
+                "gather",
+                [
+                    "x": .imported(.tensor(Tensor(shape: [], scalars: [Float(1)]), .float)),
+                    "indices": Self.ints([0]), "axis": Self.integers([0]),
+                ]
+            ),
             ("fill", ["shape": Self.integers([Int64.max, 2]), "value": Self.scalar(1)]),
-            ("constexpr_affine_dequantize", [
-                "quantized_data": .packed(try MILPackedIntegers(type: .int8, shape: [], bytes: [3])),
-                "zero_point": .packed(try MILPackedIntegers(type: .int8, shape: [], bytes: [1])),
-                "scale": Self.scalar(2), "axis": Self.integers([Int64.min]),
-            ]),
+            (
+                "constexpr_affine_dequantize",
+                [
+                    "quantized_data": .packed(try MILPackedIntegers(type: .int8, shape: [], bytes: [3])),
+                    "zero_point": .packed(try MILPackedIntegers(type: .int8, shape: [], bytes: [1])),
+                    "scale": Self.scalar(2), "axis": Self.integers([Int64.min]),
+                ]
+            ),
         ]
         for (type, arguments) in cases {
             do {

@@ -112,13 +112,25 @@ extension CoreMLFeatureSpec {
         var isOptional = false
         while let key = try reader.nextField() {
             switch key.number {
-            case 1: try reader.skip(key); type = .int64
-            case 2: try reader.skip(key); type = .double
-            case 3: try reader.skip(key); type = .string
-            case 4: try reader.skip(key); type = .image
+            case 1:
+                try reader.skip(key)
+                type = .int64
+            case 2:
+                try reader.skip(key)
+                type = .double
+            case 3:
+                try reader.skip(key)
+                type = .string
+            case 4:
+                try reader.skip(key)
+                type = .image
             case 5: type = .multiArray(try reader.message(key, field: "multiArrayType", CoreMLArrayTypeSpec.decode))
-            case 6: try reader.skip(key); type = .dictionary
-            case 7: try reader.skip(key); type = .sequence
+            case 6:
+                try reader.skip(key)
+                type = .dictionary
+            case 7:
+                try reader.skip(key)
+                type = .sequence
             case 8: type = .state(try reader.message(key, field: "stateType", decodeStateType))
             case 1000: isOptional = try reader.int64(key, field: "isOptional") != 0
             default: try reader.skip(key)

@@ -219,7 +219,11 @@ extension MILTensorType {
                 let size = try reader.message(key, field: "constant") { reader throws(FileFormatError) -> Int64 in
                     var size: Int64 = 0
                     while let field = try reader.nextField() {
-                        if field.number == 1 { size = try reader.int64(field, field: "size") } else { try reader.skip(field) }
+                        if field.number == 1 {
+                            size = try reader.int64(field, field: "size")
+                        } else {
+                            try reader.skip(field)
+                        }
                     }
                     return size
                 }

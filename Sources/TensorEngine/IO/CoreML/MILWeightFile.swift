@@ -13,9 +13,23 @@ final class MILWeightFile: Sendable {
 
     /// The blob element types of the format, by their code in the metadata.
     enum BlobType: UInt32, Sendable {
-        case float16 = 1, float32 = 2, uint8 = 3, int8 = 4, bfloat16 = 5, int16 = 6, uint16 = 7, int4 = 8
-        case uint1 = 9, uint2 = 10, uint4 = 11, uint3 = 12, uint6 = 13, int32 = 14, uint32 = 15
-        case float8E4M3FN = 16, float8E5M2 = 17
+        case float16 = 1
+        case float32 = 2
+        case uint8 = 3
+        case int8 = 4
+        case bfloat16 = 5
+        case int16 = 6
+        case uint16 = 7
+        case int4 = 8
+        case uint1 = 9
+        case uint2 = 10
+        case uint4 = 11
+        case uint3 = 12
+        case uint6 = 13
+        case int32 = 14
+        case uint32 = 15
+        case float8E4M3FN = 16
+        case float8E5M2 = 17
 
         /// The MIL element type a constant of this blob type declares.
         var milType: MILDataType {
@@ -91,7 +105,8 @@ final class MILWeightFile: Sendable {
         guard dataOffset <= UInt64(bytes.count), size <= UInt64(bytes.count) - dataOffset else {
             throw error(
                 .invalidOffsets,
-                "the blob at byte \(offset) holds \(size) bytes at byte \(dataOffset), past the \(bytes.count)-byte file")
+                "the blob at byte \(offset) holds \(size) bytes at byte \(dataOffset), past the "
+                    + "\(bytes.count)-byte file")
         }
         guard padding < 8 else {
             throw error(.invalidValue, "the blob at byte \(offset) pads \(padding) bits, more than a byte")

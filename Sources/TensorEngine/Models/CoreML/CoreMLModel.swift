@@ -52,7 +52,9 @@ public final class CoreMLModel: ModelImplementation {
         }
         specificationVersion = Int(spec.specificationVersion)
         let description = spec.description
-        let name = configuration.functionName ?? (description.defaultFunctionName.isEmpty ? "main" : description.defaultFunctionName)
+        let name =
+            configuration.functionName
+            ?? (description.defaultFunctionName.isEmpty ? "main" : description.defaultFunctionName)
         program = try MILProgram(program: programSpec, functionName: name, package: package)
         let features: (inputs: [CoreMLFeatureSpec], outputs: [CoreMLFeatureSpec], states: [CoreMLFeatureSpec])
         if let function = description.functions.first(where: { $0.name == name }) {
@@ -141,7 +143,8 @@ public final class CoreMLModel: ModelImplementation {
         if !modelDescription.stateDescriptions.isEmpty {
             return try prediction(from: input, using: makeState(), policy: policy)
         }
-        return DictionaryFeatureProvider(tensors: try predict(try tensors(from: input), states: [:], policy: policy).outputs)
+        return DictionaryFeatureProvider(
+            tensors: try predict(try tensors(from: input), states: [:], policy: policy).outputs)
     }
 
     /// Predicts one step, reading each state from `state` and storing what the program writes.
@@ -328,7 +331,8 @@ public final class CoreMLModel: ModelImplementation {
                 throw ModelError(.invalidInput, "input '\(input.name)' carries an error: \(failure)")
             }
             guard let declared = input.type.tensorType, let expected = declared.dataType.importedType?.engineType else {
-                throw ModelError(.unsupportedType, "input '\(input.name)' is of type \(input.type), which the engine cannot take")
+                throw ModelError(
+                    .unsupportedType, "input '\(input.name)' is of type \(input.type), which the engine cannot take")
             }
             let mismatch = "input '\(input.name)' expects \(declared), given \(tensor.dtype) \(describe(tensor.shape))"
             if tensor.dtype != expected {

@@ -11,10 +11,12 @@ enum MILConstants {
             ModelError(.invalidModel, "constant '\(name)': \(message)")
         }
         if case .immediate(.list(let values)) = spec.storage {
-            return .list(try values.map { value throws(ModelError) in try Self.value(value, package: package, name: name) })
+            return .list(
+                try values.map { value throws(ModelError) in try Self.value(value, package: package, name: name) })
         }
         if case .immediate(.tuple(let values)) = spec.storage {
-            return .list(try values.map { value throws(ModelError) in try Self.value(value, package: package, name: name) })
+            return .list(
+                try values.map { value throws(ModelError) in try Self.value(value, package: package, name: name) })
         }
         guard let type = spec.type.tensorType else { throw invalid("its type \(spec.type) is not a tensor type") }
         guard let shape = type.fixedShape else { throw invalid("its shape \(type) is not fixed") }
@@ -112,7 +114,9 @@ enum MILConstants {
         }
         func load<T: FixedWidthInteger>(_: T.Type) -> [T] {
             bytes.withUnsafeBytes { raw in
-                (0..<count).map { T(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self)) }
+                (0..<count).map {
+                    T(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self))
+                }
             }
         }
         let values: ONNXConstant.Values

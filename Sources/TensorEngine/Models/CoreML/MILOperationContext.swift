@@ -51,7 +51,9 @@ struct MILOperationContext {
         switch value {
         case .imported(.tensor(let tensor, _)): return tensor
         case .imported(.constant(let constant)):
-            do { return try constant.tensor() } catch { throw self.error("'\(parameter)': \(error.message)", error.kind) }
+            do { return try constant.tensor() } catch {
+                throw self.error("'\(parameter)': \(error.message)", error.kind)
+            }
         case .packed(let packed):
             let type: ONNXDataType = packed.type == .int8 || packed.type == .int4 ? .int8 : .uint8
             let constant = ONNXConstant(
@@ -73,7 +75,8 @@ struct MILOperationContext {
                 throw self.error("cannot evaluate '\(parameter)', which sets sizes: \(error.message)")
             }
         case .packed(let packed):
-            return ONNXConstant(dataType: .int64, shape: packed.shape, values: .integers(packed.elements.map(Int64.init)))
+            return ONNXConstant(
+                dataType: .int64, shape: packed.shape, values: .integers(packed.elements.map(Int64.init)))
         case .strings, .state, .list:
             throw error("the parameter '\(parameter)' is not a tensor", .invalidModel)
         }
@@ -104,7 +107,9 @@ struct MILOperationContext {
     /// The parameter as one `Float`.
     func float(_ parameter: String, default value: Float? = nil) throws(ModelError) -> Float {
         guard has(parameter) else {
-            guard let value else { throw error("the parameter '\(parameter)' is required but not bound", .invalidModel) }
+            guard let value else {
+                throw error("the parameter '\(parameter)' is required but not bound", .invalidModel)
+            }
             return value
         }
         let reals = try constant(parameter).reals
@@ -128,7 +133,9 @@ struct MILOperationContext {
     /// The parameter as a string (`pad_type`, `mode`).
     func string(_ parameter: String, default value: String? = nil) throws(ModelError) -> String {
         guard has(parameter) else {
-            guard let value else { throw error("the parameter '\(parameter)' is required but not bound", .invalidModel) }
+            guard let value else {
+                throw error("the parameter '\(parameter)' is required but not bound", .invalidModel)
+            }
             return value
         }
         guard case .strings(let strings) = try self.value(parameter), strings.count == 1 else {

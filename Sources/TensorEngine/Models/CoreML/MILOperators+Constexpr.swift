@@ -40,8 +40,10 @@ extension MILOperators {
             let data = try reals(context, "data")
             let scale = try context.constant("scale")
             let offset = context.has("offset") ? try reals(context, "offset") : nil
-            guard scale.shape.count == shape.count, zip(shape, scale.shape).allSatisfy({ $1 > 0 && $0 % $1 == 0 }) else {
-                throw context.error("scale \(describe(scale.shape)) does not divide data \(describe(shape)) into blocks")
+            guard scale.shape.count == shape.count, zip(shape, scale.shape).allSatisfy({ $1 > 0 && $0 % $1 == 0 })
+            else {
+                throw context.error(
+                    "scale \(describe(scale.shape)) does not divide data \(describe(shape)) into blocks")
             }
             let scales = scale.reals
             let blocks = zip(shape, scale.shape).map { $0 / $1 }
@@ -104,7 +106,8 @@ extension MILOperators {
         }
         let shape = packed.shape
         guard lut.shape.count == shape.count + 2, lut.shape.last == 1 else {
-            throw context.error("a table of shape \(describe(lut.shape)) for indices \(describe(shape)) is not supported")
+            throw context.error(
+                "a table of shape \(describe(lut.shape)) for indices \(describe(shape)) is not supported")
         }
         let entries = lut.shape[shape.count]
         let blocks = zip(shape, lut.shape.prefix(shape.count)).map { $1 > 0 && $0 % $1 == 0 ? $0 / $1 : 0 }
@@ -117,7 +120,9 @@ extension MILOperators {
         for (flat, index) in indices.enumerated() {
             guard index < entries else { throw context.error("index \(index) is past the table's \(entries) entries") }
             var position = index * tableStrides[shape.count]
-            for axis in 0..<shape.count { position += (flat / strides[axis]) % shape[axis] / blocks[axis] * tableStrides[axis] }
+            for axis in 0..<shape.count {
+                position += (flat / strides[axis]) % shape[axis] / blocks[axis] * tableStrides[axis]
+            }
             values.append(Float(table[position]))
         }
         return [try dense(values, shape: shape, context)]

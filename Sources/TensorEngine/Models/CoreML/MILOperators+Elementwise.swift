@@ -7,7 +7,9 @@ extension MILOperators {
         "mul": binary { Tensor.binary(.multiply, $0, $1, at: nil) },
         "real_div": binary { Tensor.binary(.divide, $0, $1, at: nil) },
         "floor_div": binary(floorDivision),
-        "mod": binary { x, y in Tensor.binary(.subtract, x, Tensor.binary(.multiply, floorDivision(x, y), y, at: nil), at: nil) },
+        "mod": binary { x, y in
+            Tensor.binary(.subtract, x, Tensor.binary(.multiply, floorDivision(x, y), y, at: nil), at: nil)
+        },
         "pow": binary { Tensor.binary(.pow, $0, $1, at: nil) },
         "maximum": binary { Tensor.binary(.maximum, $0, $1, at: nil) },
         "minimum": binary { Tensor.binary(.minimum, $0, $1, at: nil) },
@@ -42,7 +44,9 @@ extension MILOperators {
         "tanh": unary { x, _ in x.tanh() },
         "atanh": unary { x, _ in x.atanh() },
         // MIL adds `epsilon` before the logarithm, the reciprocal and the reciprocal square root.
-        "log": unary { x, context throws(ModelError) in (x + (try context.float("epsilon", default: .leastNonzeroMagnitude))).log() },
+        "log": unary { x, context throws(ModelError) in
+            (x + (try context.float("epsilon", default: .leastNonzeroMagnitude))).log()
+        },
         "inverse": unary { x, context throws(ModelError) in
             (x + (try context.float("epsilon", default: 1e-4))).reciprocal()
         },
@@ -63,8 +67,11 @@ extension MILOperators {
         },
         "select": MILOperator { context throws(ModelError) in
             let condition = try context.tensor("cond")
-            let mask = condition.dtype == .bool ? condition : Tensor.binary(
-                .notEqual, condition, Tensor.scalar(0, condition.dtype), at: nil)
+            let mask =
+                condition.dtype == .bool
+                ? condition
+                : Tensor.binary(
+                    .notEqual, condition, Tensor.scalar(0, condition.dtype), at: nil)
             let result = try context.tensor("b").replacing(with: try context.tensor("a"), where: mask)
             return [try context.output(result)]
         },
@@ -88,7 +95,8 @@ extension MILOperators {
         let signsDiffer = Tensor.binary(
             .notEqual, Tensor.binary(.less, x, zero, at: nil), Tensor.binary(.less, y, zero, at: nil), at: nil)
         let adjust = Tensor.binary(.logicalAnd, inexact, signsDiffer, at: nil)
-        return quotient.replacing(with: Tensor.binary(.subtract, quotient, Tensor.scalar(1, x.dtype), at: nil), where: adjust)
+        return quotient.replacing(
+            with: Tensor.binary(.subtract, quotient, Tensor.scalar(1, x.dtype), at: nil), where: adjust)
     }
 
     static let activations: [String: MILOperator] = [
@@ -100,7 +108,8 @@ extension MILOperators {
         // max(x, 0) + log(1 + exp(-|x|)): no overflow for large x.
         "softplus": unary { x, _ in x.pointwiseMax(0) + ((-x.abs()).exp() + 1).log() },
         "sigmoid_hard": unary { x, context throws(ModelError) in
-            x.hardSigmoid(alpha: try context.float("alpha", default: 0.2), beta: try context.float("beta", default: 0.5))
+            x.hardSigmoid(
+                alpha: try context.float("alpha", default: 0.2), beta: try context.float("beta", default: 0.5))
         },
         "elu": unary { x, context throws(ModelError) in
             x.replacing(with: (x.exp() - 1) * (try context.float("alpha", default: 1)), where: x .< 0)

@@ -51,7 +51,9 @@ extension MILOperators {
             case let other: throw context.error("pad_type '\(other)' is not one MIL defines", .invalidModel)
             }
             var outputPadding = [Int](repeating: 0, count: spatial)
-            if let shape = try context.optionalInts("output_shape"), shape.count == spatial + 2 || shape.count == spatial {
+            if let shape = try context.optionalInts("output_shape"),
+                shape.count == spatial + 2 || shape.count == spatial
+            {
                 let target = Array(shape.suffix(spatial))
                 for axis in 0..<spatial where weight.rank == spatial + 2 {
                     let natural =
@@ -95,7 +97,8 @@ extension MILOperators {
         },
         "layer_norm": unary(layerNorm),
         "l2_norm": unary { x, context throws(ModelError) in
-            let axes = try axes(try context.optionalInts("axes") ?? Array(1..<Swift.max(x.rank, 1)), rank: x.rank, context)
+            let axes = try axes(
+                try context.optionalInts("axes") ?? Array(1..<Swift.max(x.rank, 1)), rank: x.rank, context)
             let norm = (x.squared().sum(alongAxes: axes, keepRank: true)).squareRoot()
             return x / norm.pointwiseMax(try context.float("epsilon", default: 1e-6))
         },
@@ -120,15 +123,20 @@ extension MILOperators {
         },
         "resize_nearest_neighbor": unary { x, context throws(ModelError) in
             x.resized(
-                to: [try context.int("target_size_height"), try context.int("target_size_width")], method: .nearestNeighbor)
+                to: [try context.int("target_size_height"), try context.int("target_size_width")],
+                method: .nearestNeighbor)
         },
         "resize_bilinear": unary { x, context throws(ModelError) in
-            let size = [try context.int("target_size_height", default: 1), try context.int("target_size_width", default: 1)]
+            let size = [
+                try context.int("target_size_height", default: 1), try context.int("target_size_width", default: 1),
+            ]
             switch try context.string("sampling_mode", default: "DEFAULT") {
-            case "ALIGN_CORNERS", "STRICT_ALIGN_CORNERS": return x.resized(to: size, method: .bilinear(alignCorners: true))
+            case "ALIGN_CORNERS", "STRICT_ALIGN_CORNERS":
+                return x.resized(to: size, method: .bilinear(alignCorners: true))
             case "UNALIGN_CORNERS": return x.resized(to: size, method: .bilinear(alignCorners: false))
             case let other:
-                throw context.error("resize_bilinear's sampling mode '\(other)' is not supported", .unsupportedOperators)
+                throw context.error(
+                    "resize_bilinear's sampling mode '\(other)' is not supported", .unsupportedOperators)
             }
         },
         "scaled_dot_product_attention": MILOperator { context throws(ModelError) in
@@ -218,12 +226,16 @@ extension MILOperators {
         "reduce_argmax": MILOperator { context throws(ModelError) in
             let x = try context.tensor("x")
             let axis = try axis(try context.int("axis", default: -1), rank: x.rank, context)
-            return [try context.output(x.argmax(alongAxis: axis, keepRank: try context.bool("keep_dims", default: false)))]
+            return [
+                try context.output(x.argmax(alongAxis: axis, keepRank: try context.bool("keep_dims", default: false)))
+            ]
         },
         "reduce_argmin": MILOperator { context throws(ModelError) in
             let x = try context.tensor("x")
             let axis = try axis(try context.int("axis", default: -1), rank: x.rank, context)
-            return [try context.output(x.argmin(alongAxis: axis, keepRank: try context.bool("keep_dims", default: false)))]
+            return [
+                try context.output(x.argmin(alongAxis: axis, keepRank: try context.bool("keep_dims", default: false)))
+            ]
         },
         "cumsum": unary { x, context throws(ModelError) in
             let axis = try axis(try context.int("axis", default: 0), rank: x.rank, context)

@@ -25,7 +25,8 @@ extension MILOperators {
         },
         "tile": unary { x, context throws(ModelError) in x.tiled(multiples: try context.ints("reps")) },
         "reverse": unary { x, context throws(ModelError) in
-            x.reversed(alongAxes: try axes(try context.optionalInts("axes") ?? Array(0..<x.rank), rank: x.rank, context))
+            x.reversed(
+                alongAxes: try axes(try context.optionalInts("axes") ?? Array(0..<x.rank), rank: x.rank, context))
         },
         "slice_by_index": unary(sliceByIndex),
         "slice_update": MILOperator(lower: sliceUpdate),
@@ -65,7 +66,10 @@ extension MILOperators {
                 try context.tensor(of: value, "values")
             }
             let rank = (parts.first?.rank ?? 0) + 1
-            return [try context.output(Tensor(stacking: parts, alongAxis: try axis(try context.int("axis"), rank: rank, context)))]
+            return [
+                try context.output(
+                    Tensor(stacking: parts, alongAxis: try axis(try context.int("axis"), rank: rank, context)))
+            ]
         },
         "split": MILOperator { context throws(ModelError) in
             let x = try context.tensor("x")
@@ -137,16 +141,22 @@ extension MILOperators {
             let isInteger = context.declaredType()?.dataType == .int32
             let tensor =
                 isInteger
-                ? Tensor.constant(values.map { Int32(clamping: Int64(clampingFinite: $0)) }, shape: [count], op: "range", at: nil)
+                ? Tensor.constant(
+                    values.map { Int32(clamping: Int64(clampingFinite: $0)) }, shape: [count], op: "range", at: nil)
                 : Tensor.constant(values.map { Float($0) }, shape: [count], op: "range", at: nil)
             return [try context.output(tensor)]
         },
         "band_part": unary { x, context throws(ModelError) in
             x.bandPart(
-                lowerBandCount: try context.int("lower", default: -1), upperBandCount: try context.int("upper", default: -1))
+                lowerBandCount: try context.int("lower", default: -1),
+                upperBandCount: try context.int("upper", default: -1))
         },
-        "depth_to_space": unary { x, context throws(ModelError) in x.depthToSpace(blockSize: try context.int("block_size")) },
-        "space_to_depth": unary { x, context throws(ModelError) in x.spaceToDepth(blockSize: try context.int("block_size")) },
+        "depth_to_space": unary { x, context throws(ModelError) in
+            x.depthToSpace(blockSize: try context.int("block_size"))
+        },
+        "space_to_depth": unary { x, context throws(ModelError) in
+            x.spaceToDepth(blockSize: try context.int("block_size"))
+        },
         "pixel_shuffle": unary { x, context throws(ModelError) in
             x.depthToSpace(blockSize: try context.int("upscale_factor"), columnRowDepth: true)
         },
@@ -162,8 +172,9 @@ extension MILOperators {
         let beginMask = try context.bools("begin_mask") ?? [Bool](repeating: false, count: rank)
         let endMask = try context.bools("end_mask") ?? [Bool](repeating: false, count: rank)
         let squeezeMask = try context.bools("squeeze_mask") ?? [Bool](repeating: false, count: rank)
-        guard [begin.count, end.count, strides.count, beginMask.count, endMask.count, squeezeMask.count]
-            .allSatisfy({ $0 == rank })
+        guard
+            [begin.count, end.count, strides.count, beginMask.count, endMask.count, squeezeMask.count]
+                .allSatisfy({ $0 == rank })
         else { throw context.error("slice parameters need \(rank) values each") }
         var dimensions: [SliceDimension] = []
         var squeezed: [Int] = []
@@ -176,7 +187,9 @@ extension MILOperators {
             }
             if squeezeMask[axis] {
                 let index = begin[axis] < 0 ? begin[axis] + size : begin[axis]
-                guard (0..<size).contains(index) else { throw context.error("index \(begin[axis]) is outside axis \(axis)") }
+                guard (0..<size).contains(index) else {
+                    throw context.error("index \(begin[axis]) is outside axis \(axis)")
+                }
                 dimensions.append(SliceDimension(start: index, count: 1, step: 1))
                 squeezed.append(axis)
                 continue
@@ -224,7 +237,8 @@ extension MILOperators {
         let sizes = Tensor.constant(x.shape.map { Int32(clamping: $0) }, shape: [rank], op: "slice_update", at: nil)
         begin = begin.replacing(with: Tensor.binary(.add, begin, sizes, at: nil), where: begin .< 0)
         let kept = Tensor.constant(beginMask.map { $0 ? Int32(0) : 1 }, shape: [rank], op: "slice_update", at: nil)
-        let elementStrides = Tensor.constant(strides.map { Int32(clamping: $0) }, shape: [rank], op: "slice_update", at: nil)
+        let elementStrides = Tensor.constant(
+            strides.map { Int32(clamping: $0) }, shape: [rank], op: "slice_update", at: nil)
         let first = Tensor.binary(.multiply, Tensor.binary(.multiply, begin, kept, at: nil), elementStrides, at: nil)
             .sum(alongAxes: [0])
         let count = region.reduce(1, *)
@@ -235,10 +249,14 @@ extension MILOperators {
             for axis in 0..<rank {
                 let index = (flat / regionStrides[axis]) % region[axis]
                 let (stepped, overflow) = index.multipliedReportingOverflow(by: steps[axis])
-                guard !overflow, stepped < x.shape[axis] else { throw context.error("the update runs past axis \(axis)") }
+                guard !overflow, stepped < x.shape[axis] else {
+                    throw context.error("the update runs past axis \(axis)")
+                }
                 offset += stepped * strides[axis]
             }
-            guard let exact = Int32(exactly: offset) else { throw context.error("the input is too large for 32-bit positions") }
+            guard let exact = Int32(exactly: offset) else {
+                throw context.error("the input is too large for 32-bit positions")
+            }
             offsets[flat] = exact
         }
         let positions = Tensor.binary(

@@ -97,7 +97,8 @@ final class MILProgram: Sendable {
             for (parameter, bindings) in operation.inputs {
                 for case .name(let name) in bindings where !defined.contains(name) {
                     throw ModelError(
-                        .invalidModel, "its parameter '\(parameter)' reads '\(name)', which no earlier operation defines",
+                        .invalidModel,
+                        "its parameter '\(parameter)' reads '\(name)', which no earlier operation defines",
                         node: "'\(operation.name)' (\(operation.type))")
                 }
             }
@@ -136,7 +137,9 @@ final class MILProgram: Sendable {
         }
         // Compile-time parameters (`constexpr_*`'s data, scales and tables) are stored as attributes.
         for (parameter, value) in operation.attributes where parameter != "name" && arguments[parameter] == nil {
-            arguments[parameter] = [try MILConstants.value(value, package: package, name: "\(operation.name).\(parameter)")]
+            arguments[parameter] = [
+                try MILConstants.value(value, package: package, name: "\(operation.name).\(parameter)")
+            ]
         }
         return MILOperationContext(operation: operation, arguments: arguments, run: state)
     }
