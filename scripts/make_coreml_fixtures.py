@@ -239,6 +239,140 @@ class Stateful(nn.Module):
         return total, attended
 
 
+# Fixed index tensors of OpsMix (x is [2,4,6]): torch.gather along the last axis, Tensor.scatter
+# (no index repeated within a row, so the result does not depend on the write order) and
+# Tensor.scatter_add (repeated indices, summed), and the classes of F.one_hot.
+MIX_GATHER = torch.tensor(
+    [[[5, 0, 3], [1, 1, 4], [2, 5, 0], [3, 2, 2]], [[0, 4, 5], [3, 3, 1], [4, 0, 2], [5, 1, 3]]]
+)
+MIX_SCATTER = torch.tensor([[[2, 0], [5, 3], [1, 4], [0, 2]], [[4, 1], [3, 5], [0, 2], [1, 3]]])
+MIX_SCATTER_ADD = torch.tensor([[[1, 1], [4, 0], [2, 2], [5, 3]], [[0, 0], [3, 5], [5, 5], [2, 4]]])
+MIX_CLASSES = torch.tensor([[0, 2, 5, 1], [3, 3, 4, 0]])
+
+# The outputs of OpsMix, in order. `unary` stacks MIX_UNARY (in that order) on a new first axis.
+MIX_OUTPUTS = [
+    "gathered", "scattered", "scatter_added", "bmm", "bmm_transposed", "one_hot", "lrn", "flipped",
+    "cumsum", "topk_values", "argsort", "padded_reflect", "padded_replicate", "padded_constant",
+    "unary", "max_values", "max_indices", "chunked", "rolled", "layer_norm", "group_norm",
+    "instance_norm", "bilinear", "nearest", "pixel_shuffle",
+]
+MIX_UNARY = [
+    "clamp", "where", "elu", "leaky_relu", "softplus", "prelu", "remainder", "floor_divide", "erf",
+    "sqrt", "rsqrt", "hardtanh", "sign",
+]
+
+
+class OpsMix(nn.Module):
+    """x [2,4,6], y [2,6,3] -> the 25 outputs of MIX_OUTPUTS (all float32)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lrn = nn.LocalResponseNorm(3, alpha=0.5, beta=0.75, k=1.5)
+        self.prelu = nn.PReLU(4)
+        self.ln = nn.LayerNorm((4, 6))
+        self.gn = nn.GroupNorm(2, 4)
+        self.inorm = nn.InstanceNorm1d(4, affine=True)
+
+    def forward(self, x, y):
+        gathered = torch.gather(x, 2, MIX_GATHER)  # [2,4,3]
+        scattered = x.scatter(2, MIX_SCATTER, x[:, :, 3:5] * 2.0)
+        scatter_added = x.scatter_add(2, MIX_SCATTER_ADD, x[:, :, :2])
+        bmm = torch.einsum("bij,bjk->bik", x, y)  # [2,4,3]
+        bmm_transposed = torch.einsum("bij,bkj->bik", x, x[:, 1:, :])  # [2,4,3]
+        one_hot = F.one_hot(MIX_CLASSES, 6).float() * x  # [2,4,6]
+        lrn = self.lrn(x.reshape(2, 4, 2, 3))
+        flipped = torch.flip(x, [1, 2])
+        cumsum = torch.cumsum(x, dim=2)
+        topk_values = torch.topk(x, 3, dim=2).values  # [2,4,3]
+        argsort = torch.argsort(x, dim=1).float()
+        v = x.reshape(1, 2, 4, 6)
+        padded_reflect = F.pad(v, (2, 1, 1, 2), mode="reflect")  # [1,2,7,9]
+        padded_replicate = F.pad(v, (2, 1, 1, 2), mode="replicate")
+        padded_constant = F.pad(v, (2, 1, 1, 2), mode="constant", value=0.5)
+        a = x.abs() + 1.0
+        unary = torch.stack(
+            [
+                torch.clamp(x, -0.5, 0.75),
+                torch.where(x > 0.2, x, x * -3.0),
+                F.elu(x, alpha=0.7),
+                F.leaky_relu(x, 0.1),
+                F.softplus(x),
+                self.prelu(x.reshape(2, 4, 2, 3)).reshape(2, 4, 6),  # Core ML: rank 4 for per-channel
+                torch.remainder(x, 0.7),
+                torch.floor_divide(x, 0.7),
+                torch.erf(x),
+                torch.sqrt(a),
+                torch.rsqrt(a),
+                F.hardtanh(x, -0.6, 0.8),
+                torch.sign(x),
+            ]
+        )  # [13,2,4,6]
+        max_values, max_indices = torch.max(x, dim=1)  # [2,6]
+        c0, c1, c2 = torch.chunk(x, 3, dim=2)  # 3 x [2,4,2]
+        chunked = c0 * c1 - c2
+        rolled = torch.roll(x, shifts=(1, -2), dims=(1, 2))
+        layer_norm = self.ln(x)
+        group_norm = self.gn(x)
+        instance_norm = self.inorm(x)
+        bilinear = F.interpolate(v, size=(7, 9), mode="bilinear", align_corners=True)
+        # Integer factors: for a size that is not a whole multiple coremltools writes a scale
+        # nudged up by 1e-4 / input size (1.5 -> 1.5000167), so the source index of
+        # floor(dst / scale) would differ from torch's at every multiple of the step.
+        nearest = F.interpolate(v, scale_factor=(2.0, 3.0), mode="nearest")  # [1,2,8,18]
+        pixel_shuffle = F.pixel_shuffle(x.reshape(1, 4, 2, 6), 2)  # [1,1,4,12]
+        return (
+            gathered, scattered, scatter_added, bmm, bmm_transposed, one_hot, lrn, flipped, cumsum,
+            topk_values, argsort, padded_reflect, padded_replicate, padded_constant, unary,
+            max_values, max_indices.float(), chunked, rolled, layer_norm, group_norm, instance_norm,
+            bilinear, nearest, pixel_shuffle,
+        )
+
+
+class Recurrent(nn.Module):
+    """x [1,7,5] -> lstm_output [1,7,4], lstm_h [1,1,4], lstm_c [1,1,4], gru_output [1,7,3],
+    bilstm_output [1,7,6]. The bidirectional LSTM is sequence-first (no batch_first) and runs on
+    x transposed to [7,1,5], so that both directions see the 7 steps."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(input_size=5, hidden_size=4, num_layers=1, batch_first=True)
+        self.gru = nn.GRU(4, 3, batch_first=True)
+        self.bilstm = nn.LSTM(5, 3, bidirectional=True)
+
+    def forward(self, x):
+        seq, (h, c) = self.lstm(x)
+        g, _ = self.gru(seq)
+        b, _ = self.bilstm(x.transpose(0, 1))
+        return seq, h, c, g, b.transpose(0, 1)
+
+
+# Fixed indices of ScatterGatherND (x is [4,6,3]). SG_ACC_* repeat the pairs (2, 3) and (0, 1):
+# index_put with accumulate=True sums the repeated updates.
+SG_A = torch.tensor([0, 2, 3, 1, 2])
+SG_B = torch.tensor([4, 0, 5, 1, 3])
+SG_C = torch.tensor([2, 0, 1, 1, 0])
+SG_ACC_A = torch.tensor([2, 0, 3, 2, 0])
+SG_ACC_B = torch.tensor([3, 1, 5, 3, 1])
+SG_ROWS = torch.tensor([3, 0])
+
+SG_OUTPUTS = ["gathered_pairs", "gathered_points", "gathered_mixed", "put", "put_accumulate", "put_rows", "masked"]
+
+
+class ScatterGatherND(nn.Module):
+    """x [4,6,3], u [5,3] -> the outputs of SG_OUTPUTS (all float32): advanced indexing with fixed
+    index tensors and index_put."""
+
+    def forward(self, x, u):
+        gathered_pairs = x[SG_A, SG_B]  # [5,3]
+        gathered_points = x[SG_A, SG_B, SG_C]  # [5]
+        gathered_mixed = x[SG_A[:3], :, SG_C[:3]]  # [3,6]
+        put = torch.index_put(x, (SG_A[:3], SG_B[:3]), u[:3])
+        put_accumulate = torch.index_put(x, (SG_ACC_A, SG_ACC_B), u, accumulate=True)
+        put_rows = torch.index_put(x, (SG_ROWS,), x[:2] * 2.0)
+        masked = x.masked_fill(x < -0.3, 7.0)
+        return gathered_pairs, gathered_points, gathered_mixed, put, put_accumulate, put_rows, masked
+
+
 def randomize(module, scale=0.2):
     """Random weights with distinct values everywhere (LayerNorm/BatchNorm scales around 1)."""
     with torch.no_grad():
@@ -800,6 +934,93 @@ def make_classifier():
     return mlmodel
 
 
+def make_ops_mix():
+    """OpsMix: one module for many operation types (gather/scatter along an axis, einsum, one_hot,
+    local response norm, flip, cumsum, topk, argsort, padding modes, unary ops, reductions with
+    indices, split, roll, normalizations, resizing, pixel shuffle)."""
+    seed(5)
+    model = OpsMix()
+    randomize(model, scale=0.3)
+    with torch.no_grad():  # norm scales around 1
+        for m in (model.gn, model.inorm):
+            m.weight.copy_(1.0 + 0.2 * torch.randn_like(m.weight))
+            m.bias.copy_(0.2 * torch.randn_like(m.bias))
+    model.eval()
+    generator = torch.Generator().manual_seed(11)
+    x = torch.randn(2, 4, 6, generator=generator)
+    y = torch.randn(2, 6, 3, generator=generator)
+    q = to_numpy(x) / np.float32(0.7)
+    if np.min(np.abs(q - np.round(q))) < 1e-3:  # remainder / floor_divide stay away from a jump
+        raise RuntimeError("ops_mix: an input is too close to a multiple of 0.7")
+    with torch.no_grad():
+        outputs = model(x, y)
+        traced = torch.jit.trace(model, (x, y))
+    mlmodel = convert(
+        traced,
+        [
+            ct.TensorType(name="x", shape=(2, 4, 6), dtype=np.float32),
+            ct.TensorType(name="y", shape=(2, 6, 3), dtype=np.float32),
+        ],
+        [ct.TensorType(name=n) for n in MIX_OUTPUTS],
+        ct.target.iOS17,
+        ct.precision.FLOAT32,
+    )
+    save_model(mlmodel, "ops_mix")
+    save_npy("ops_mix_input_x", to_numpy(x))
+    save_npy("ops_mix_input_y", to_numpy(y))
+    for name, value in zip(MIX_OUTPUTS, outputs):
+        save_npy(f"ops_mix_output_{name}", to_numpy(value))
+
+
+def make_recurrent():
+    seed(6)
+    model = Recurrent()
+    randomize(model, scale=0.4)
+    model.eval()
+    x = torch.randn(1, 7, 5, generator=torch.Generator().manual_seed(11))
+    names = ["lstm_output", "lstm_h", "lstm_c", "gru_output", "bilstm_output"]
+    with torch.no_grad():
+        outputs = model(x)
+        traced = torch.jit.trace(model, (x,))
+    mlmodel = convert(
+        traced,
+        [ct.TensorType(name="x", shape=(1, 7, 5), dtype=np.float32)],
+        [ct.TensorType(name=n) for n in names],
+        ct.target.iOS17,
+        ct.precision.FLOAT32,
+    )
+    save_model(mlmodel, "lstm")
+    save_npy("lstm_input_x", to_numpy(x))
+    for name, value in zip(names, outputs):
+        save_npy(f"lstm_output_{name}", to_numpy(value))
+
+
+def make_scatter_gather_nd():
+    seed(7)
+    model = ScatterGatherND().eval()
+    generator = torch.Generator().manual_seed(11)
+    x = torch.randn(4, 6, 3, generator=generator)
+    u = torch.randn(5, 3, generator=generator)
+    with torch.no_grad():
+        outputs = model(x, u)
+        traced = torch.jit.trace(model, (x, u))
+    mlmodel = convert(
+        traced,
+        [
+            ct.TensorType(name="x", shape=(4, 6, 3), dtype=np.float32),
+            ct.TensorType(name="u", shape=(5, 3), dtype=np.float32),
+        ],
+        [ct.TensorType(name=n) for n in SG_OUTPUTS],
+        ct.target.iOS17,
+        ct.precision.FLOAT32,
+    )
+    save_model(mlmodel, "scatter_gather_nd")
+    save_npy("scatter_gather_nd_input_x", to_numpy(x))
+    save_npy("scatter_gather_nd_input_u", to_numpy(u))
+    for name, value in zip(SG_OUTPUTS, outputs):
+        save_npy(f"scatter_gather_nd_output_{name}", to_numpy(value))
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -825,6 +1046,12 @@ def main():
     classifier = make_classifier()
     print("fuzz seed")
     make_fuzz_seed()
+    print("ops_mix")
+    make_ops_mix()
+    print("lstm")
+    make_recurrent()
+    print("scatter_gather_nd")
+    make_scatter_gather_nd()
 
     rows = []
     details = []

@@ -7,7 +7,10 @@ enum MILOperators {
     /// Every implemented operation type.
     static let table: [String: MILOperator] = {
         var table: [String: MILOperator] = [:]
-        for family in [elementwise, activations, tensorOperations, network, reductions, constexpr, stateOperations] {
+        for family in [
+            elementwise, activations, tensorOperations, indexing, network, recurrent, reductions, constexpr,
+            stateOperations,
+        ] {
             table.merge(family) { first, _ in first }
         }
         return table

@@ -107,21 +107,29 @@ extension ONNXOperators {
         guard x.rank >= 3, let size = try node.int("size"), size > 0, size <= 2 * x.shape[1] + 1 else {
             throw node.error("needs [N, C, ...] and a positive size")
         }
-        let alpha = try node.float("alpha", default: 1e-4)
-        let beta = try node.float("beta", default: 0.75)
-        let bias = try node.float("bias", default: 1)
+        let y = x.localResponseNormalized(
+            size: size, alpha: try node.float("alpha", default: 1e-4), beta: try node.float("beta", default: 0.75),
+            bias: try node.float("bias", default: 1))
+        return [try node.output(y, try node.type(0))]
+    }
+}
+
+extension Tensor {
+    /// Local response normalization across channels (axis 1 of `[N, C, ...]`):
+    /// `x / (bias + alpha / size · Σ x²)^beta`, the sum over `size` channels centred on each
+    /// (ONNX's `LRN`, MIL's `local_response_norm`).
+    func localResponseNormalized(size: Int, alpha: Float, beta: Float, bias: Float) -> Tensor {
         let before = (size - 1) / 2
         let after = size - 1 - before
-        var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: x.rank)
+        var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: rank)
         sizes[1] = (before, after)
-        let padded = (x * x).padded(forSizes: sizes, with: 0)
+        let padded = (self * self).padded(forSizes: sizes, with: 0)
         var total: Tensor?
         for offset in 0..<size {
-            let window = padded.slice(alongAxis: 1, start: offset, count: x.shape[1])
+            let window = padded.slice(alongAxis: 1, start: offset, count: shape[1])
             total = total.map { $0 + window } ?? window
         }
-        guard let total else { return [try node.output(x, try node.type(0))] }
-        let y = x / (total * (alpha / Float(size)) + bias).pow(beta)
-        return [try node.output(y, try node.type(0))]
+        guard let total else { return self }
+        return self / (total * (alpha / Float(size)) + bias).pow(beta)
     }
 }
