@@ -59,6 +59,33 @@ What it writes (every model is tiny; all files together are well under 2 MB):
   after adding x) and `attended` float32 [1,8] (attention of a query from `token` over the key/value
   cache after writing this token's key/value at `position`, positions > position masked with
   -10000). Four steps (positions 0..3) on one state that starts at zeros.
+- ops_mix.mlpackage: ML Program, iOS17 target, FLOAT32. One module (OpsMix) for operation types the
+  other models do not have. Inputs `x` float32 [2,4,6] and `y` float32 [2,6,3]; 25 float32 outputs
+  (MIX_OUTPUTS): torch.gather / Tensor.scatter / Tensor.scatter_add along the last axis with fixed
+  indices (gather_along_axis, scatter_along_axis update and add), einsum "bij,bjk->bik" and
+  "bij,bkj->bik" (matmul, the second with transpose_y), F.one_hot of a fixed class tensor times x
+  (one_hot, cast), nn.LocalResponseNorm on a [2,4,2,3] view (coremltools decomposes it: pad, 3-D
+  avg_pool, pow, real_div), flip (reverse), cumsum, topk values, argsort (cast to float), F.pad
+  reflect / replicate / constant 0.5 on a [1,2,4,6] view, max along a dim (reduce_max and
+  reduce_argmax, the indices cast to float), chunk (split), roll (two gathers), layer_norm over the
+  last two dims, GroupNorm (decomposed: reduce_mean, square, sqrt, real_div), InstanceNorm1d with
+  affine weights (instance_norm), bilinear resize to 7 x 9 with align_corners=True, nearest
+  upsampling by 2 x 3, pixel_shuffle, and `unary`, a stack [13,2,4,6] of clamp, where, elu,
+  leaky_relu, softplus, PReLU (per channel, on a rank-4 view: Core ML's prelu needs rank 4 for
+  distinct alphas), remainder and floor_divide by 0.7 (floor_div, mul, sub), erf, sqrt(|x|+1),
+  rsqrt(|x|+1), hardtanh and sign, in MIX_UNARY's order.
+- lstm.mlpackage: ML Program, iOS17 target, FLOAT32. Input `x` float32 [1,7,5]; nn.LSTM(5, 4,
+  batch_first=True) (outputs `lstm_output` [1,7,4], its final `lstm_h` and `lstm_c` [1,1,4]), then
+  nn.GRU(4, 3, batch_first=True) on the LSTM's sequence (`gru_output` [1,7,3]; coremltools unrolls
+  it into a while_loop of linear / sigmoid / tanh ops and a scatter), and a bidirectional
+  nn.LSTM(5, 3) run sequence-first on x transposed to [7,1,5] (`bilstm_output` [1,7,6], forward then
+  backward halves). Random weights and biases (scale 0.4).
+- scatter_gather_nd.mlpackage: ML Program, iOS17 target, FLOAT32. Inputs `x` float32 [4,6,3] and `u`
+  float32 [5,3]; outputs `gathered_pairs` [5,3] (x[a, b]), `gathered_points` [5] (x[a, b, c]),
+  `gathered_mixed` [3,6] (x[a, :, c]), all gather_nd with fixed indices; `put` (index_put of u[:3]
+  at 3 (a, b) pairs), `put_accumulate` (index_put with accumulate=True, two pairs repeated) and
+  `put_rows` (index_put of 2 rows), all scatter_nd (update / add); `masked` (masked_fill: less,
+  select), each [4,6,3].
 - classifier.mlmodel: a pre-ML-Program neural-network model of one Linear layer 4 -> 3 (input
   `features` [1,4], output `scores`), converted with convert_to="neuralnetwork" and
   minimum_deployment_target iOS14; coremltools writes the lowest version that holds it
@@ -69,7 +96,8 @@ Reference data, all .npy format 1.0, little-endian, C order, float32 for float d
 integer data:
 
 - <model>_input_<name>.npy and <model>_output_<name>.npy for cnn, cnn_palettized, encoder,
-  encoder_fp16, encoder_int8, encoder_int8_ios18;
+  encoder_fp16, encoder_int8, encoder_int8_ios18, ops_mix, lstm, scatter_gather_nd (the outputs
+  of ops_mix that are indices, argsort and max_indices, are stored as float32 like the program's);
 - stateful_step<k>_input_<name>.npy and stateful_step<k>_output_<name>.npy for k = 0..3, and the
   float16-rounded state after step 3 (stored as float32) as stateful_final_<state>.npy.
 

@@ -78,6 +78,36 @@ enum CoreMLFixture {
         #expect(difference <= 1e-4, "at 16 x 16: \(difference)")
     }
 
+    /// Forty-six operation types from one module (gathers and scatters along an axis, batched
+    /// products, one-hot, local response, group, instance and layer normalization, flips, sums,
+    /// top-k, sorting, the padding modes, the activations, floor division, resampling, pixel
+    /// shuffle...).
+    @Test func operationMixMatchesTorch() async throws {
+        let outputs = [
+            "gathered", "scattered", "scatter_added", "bmm", "bmm_transposed", "one_hot", "lrn", "flipped", "cumsum",
+            "topk_values", "argsort", "padded_reflect", "padded_replicate", "padded_constant", "unary", "max_values",
+            "max_indices", "chunked", "rolled", "layer_norm", "group_norm", "instance_norm", "bilinear", "nearest",
+            "pixel_shuffle",
+        ]
+        try await CoreMLFixture.check("ops_mix", inputs: ["x", "y"], outputs: outputs, tolerance: 1e-4)
+    }
+
+    /// Recurrent layers: an LSTM and a bidirectional one as MIL's `lstm`, and a GRU, which
+    /// coremltools writes as a `while_loop` over its steps.
+    @Test func recurrentLayersAndLoopsMatchTorch() async throws {
+        try await CoreMLFixture.check(
+            "lstm", inputs: ["x"], outputs: ["lstm_output", "lstm_h", "lstm_c", "gru_output", "bilstm_output"],
+            tolerance: 1e-4)
+    }
+
+    /// Advanced indexing and index_put: `gather_nd` and `scatter_nd` (replacing and accumulating).
+    @Test func indexingByCoordinatesMatchesTorch() async throws {
+        try await CoreMLFixture.check(
+            "scatter_gather_nd", inputs: ["x", "u"],
+            outputs: ["gathered_pairs", "gathered_points", "gathered_mixed", "put", "put_accumulate", "put_rows", "masked"],
+            tolerance: 1e-4)
+    }
+
     @Test func encoderMatchesTorch() async throws {
         try await CoreMLFixture.check(
             "encoder", inputs: ["input_ids", "attention_mask"], outputs: ["last_hidden_state", "pooled"],

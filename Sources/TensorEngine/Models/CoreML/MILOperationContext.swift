@@ -6,6 +6,11 @@ struct MILOperationContext {
     let arguments: [String: [MILValue]]
     /// Shared by the operations of one run.
     let run: MILRunState
+    /// Runs one of the operation's nested blocks (control flow) on values for the block's inputs,
+    /// returning the block's outputs.
+    var runBlock: (MILBlockSpec, [MILValue]) throws(ModelError) -> [MILValue] = { _, _ throws(ModelError) in
+        throw ModelError(.invalidModel, "no nested block can run here")
+    }
 
     /// How errors name the operation: `'conv_0' (conv)`.
     var label: String { "'\(operation.name)' (\(operation.type))" }
@@ -70,7 +75,7 @@ struct MILOperationContext {
         switch try value(parameter) {
         case .imported(.constant(let constant)): return constant
         case .imported(.tensor(let tensor, let type)):
-            run.readInputData = true
+            if run.dependsOnInputs(tensor) { run.readInputData = true }
             do { return try tensor.hostConstant(type: type) } catch {
                 throw self.error("cannot evaluate '\(parameter)', which sets sizes: \(error.message)")
             }
@@ -80,6 +85,24 @@ struct MILOperationContext {
         case .strings, .state, .list:
             throw error("the parameter '\(parameter)' is not a tensor", .invalidModel)
         }
+    }
+
+    /// A boolean value read on the host (a loop's or a branch's condition): data-dependent only
+    /// when computed from the run's inputs, which then keeps the built graph from being reused.
+    func condition(_ value: MILValue, _ what: String) throws(ModelError) -> Bool {
+        let constant: ONNXConstant
+        switch value {
+        case .imported(.constant(let known)): constant = known
+        case .imported(.tensor(let tensor, let type)):
+            if run.dependsOnInputs(tensor) { run.readInputData = true }
+            do { constant = try tensor.hostConstant(type: type) } catch {
+                throw self.error("cannot evaluate the \(what): \(error.message)")
+            }
+        case .packed, .strings, .state, .list:
+            throw error("the \(what) is not a boolean tensor", .invalidModel)
+        }
+        guard constant.count == 1 else { throw error("the \(what) holds \(constant.count) values, not one") }
+        return constant.booleans[0]
     }
 
     /// The parameter as `Int`s (sizes, axes, strides), each checked to fit.
@@ -189,4 +212,21 @@ final class MILRunState: @unchecked Sendable {
     var readInputData = false
     /// Each state's value: read by `read_state`, replaced by `coreml_update_state`/`write_state`.
     var states: [String: Tensor] = [:]
+    /// The engine nodes of the run's inputs and states: what makes a value depend on the data.
+    var inputNodes: Set<ObjectIdentifier> = []
+
+    /// Whether `tensor` is computed from the run's inputs or states (else from constants only, so
+    /// reading it on the host while building the graph keeps the graph valid for other data).
+    func dependsOnInputs(_ tensor: Tensor) -> Bool {
+        guard let root = tensor.node else { return false }
+        var pending = [root]
+        var seen: Set<ObjectIdentifier> = []
+        while let node = pending.popLast() {
+            let key = ObjectIdentifier(node)
+            if inputNodes.contains(key) { return true }
+            guard seen.insert(key).inserted, node.storedResult == nil else { continue }
+            pending.append(contentsOf: node.inputs)
+        }
+        return false
+    }
 }

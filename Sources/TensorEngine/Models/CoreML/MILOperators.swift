@@ -9,7 +9,7 @@ enum MILOperators {
         var table: [String: MILOperator] = [:]
         for family in [
             elementwise, activations, tensorOperations, indexing, network, recurrent, reductions, constexpr,
-            stateOperations,
+            stateOperations, controlFlow,
         ] {
             table.merge(family) { first, _ in first }
         }

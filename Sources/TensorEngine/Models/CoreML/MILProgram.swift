@@ -74,12 +74,18 @@ final class MILProgram: Sendable {
     /// Throws one error listing every operation whose type is not implemented.
     private static func checkSupport(_ operations: [MILOperationSpec], opset: String) throws(ModelError) {
         var unsupported: [ModelError.UnsupportedNode] = []
-        for operation in operations where operation.type != "const" && MILOperators.lookup(operation.type) == nil {
-            unsupported.append(
-                .init(
-                    name: operation.name, opType: operation.type, opsetVersion: opsetNumber(opset),
-                    reason: "not implemented"))
+        func check(_ operations: [MILOperationSpec]) {
+            for operation in operations {
+                if operation.type != "const" && MILOperators.lookup(operation.type) == nil {
+                    unsupported.append(
+                        .init(
+                            name: operation.name, opType: operation.type, opsetVersion: opsetNumber(opset),
+                            reason: "not implemented"))
+                }
+                for block in operation.blocks { check(block.operations) }
+            }
         }
+        check(operations)
         guard unsupported.isEmpty else {
             let kinds = Set(unsupported.map(\.opType)).sorted().joined(separator: ", ")
             let count = unsupported.count
@@ -115,7 +121,8 @@ final class MILProgram: Sendable {
 
     /// Binds an operation's parameters to values.
     private static func context(
-        _ operation: MILOperationSpec, _ values: [String: MILValue], package: CoreMLPackage?, state: MILRunState
+        _ operation: MILOperationSpec, _ values: [String: MILValue], package: CoreMLPackage?, state: MILRunState,
+        program: MILProgram? = nil
     ) throws(ModelError) -> MILOperationContext {
         var arguments: [String: [MILValue]] = [:]
         for (parameter, bindings) in operation.inputs {
@@ -141,7 +148,58 @@ final class MILProgram: Sendable {
                 try MILConstants.value(value, package: package, name: "\(operation.name).\(parameter)")
             ]
         }
-        return MILOperationContext(operation: operation, arguments: arguments, run: state)
+        var context = MILOperationContext(operation: operation, arguments: arguments, run: state)
+        if let program {
+            // A nested block sees the enclosing scope's values and its own inputs.
+            context.runBlock = { block, given throws(ModelError) in
+                guard block.inputs.count == given.count else {
+                    throw ModelError(
+                        .invalidModel, "a block of \(block.inputs.count) inputs is given \(given.count) values",
+                        node: "'\(operation.name)' (\(operation.type))")
+                }
+                var scope = values
+                for (input, value) in zip(block.inputs, given) { scope[input.name] = value }
+                try program.execute(block.operations, values: &scope, state: state)
+                return try block.outputs.map { name throws(ModelError) in
+                    guard let value = scope[name] else {
+                        throw ModelError(.invalidModel, "the block's output '\(name)' is not defined")
+                    }
+                    return value
+                }
+            }
+        }
+        return context
+    }
+
+    /// Runs `operations` on `values` (each result added under its name): constants are read,
+    /// other operations lowered; with a trace, each engine node is attributed to the position of
+    /// the operation that recorded it. Positions in `skipping` are constants computed at load.
+    func execute(
+        _ operations: [MILOperationSpec], values: inout [String: MILValue], state: MILRunState,
+        trace: ONNXTrace? = nil, skipping: Set<Int> = []
+    ) throws(ModelError) {
+        for (index, operation) in operations.enumerated() where !skipping.contains(index) {
+            if operation.type == "const" {
+                guard let value = operation.attributes["val"] else {
+                    throw ModelError(.invalidModel, "const '\(operation.name)' has no 'val' attribute")
+                }
+                let constant = try MILConstants.value(value, package: package, name: operation.name)
+                for output in operation.outputs { values[output.name] = constant }
+                continue
+            }
+            let context = try Self.context(operation, values, package: package, state: state, program: self)
+            guard let known = MILOperators.lookup(operation.type) else {
+                throw ModelError(.unsupportedOperators, "\(operation.type) is not implemented", node: context.label)
+            }
+            let results = try known.lower(context)
+            for (output, result) in zip(operation.outputs, results) {
+                values[output.name] = result
+                if let trace, case .imported(let value) = result { trace.mark(value, origin: index) }
+            }
+            if let trace {
+                for tensor in state.states.values { trace.mark(.tensor(tensor, .float), origin: index) }
+            }
+        }
     }
 
     /// Runs the function: `given` binds its (non-state) inputs, `state.states` its states (updated
@@ -163,23 +221,14 @@ final class MILProgram: Sendable {
                 throw ModelError(.invalidInput, "input '\(input.name)' is not given")
             }
             values[input.name] = .imported(value)
+            if case .tensor(let tensor, _) = value, let node = tensor.node { state.inputNodes.insert(ObjectIdentifier(node)) }
             trace?.mark(value, origin: -1)
         }
-        if let trace { for tensor in state.states.values { trace.mark(.tensor(tensor, .float), origin: -1) } }
-        for (index, operation) in operations.enumerated() where !constantOperations.contains(index) {
-            let context = try Self.context(operation, values, package: package, state: state)
-            guard let known = MILOperators.lookup(operation.type) else {
-                throw ModelError(.unsupportedOperators, "\(operation.type) is not implemented", node: context.label)
-            }
-            let results = try known.lower(context)
-            for (output, result) in zip(operation.outputs, results) {
-                values[output.name] = result
-                if let trace, case .imported(let value) = result { trace.mark(value, origin: index) }
-            }
-            if let trace {
-                for tensor in state.states.values { trace.mark(.tensor(tensor, .float), origin: index) }
-            }
+        for tensor in state.states.values {
+            if let node = tensor.node { state.inputNodes.insert(ObjectIdentifier(node)) }
+            trace?.mark(.tensor(tensor, .float), origin: -1)
         }
+        try execute(operations, values: &values, state: state, trace: trace, skipping: constantOperations)
         var results: [String: ONNXValue] = [:]
         for name in outputNames {
             guard case .imported(let value) = values[name] else {
