@@ -194,7 +194,29 @@ struct MILOperationContext {
             }
         }
         let typed = tensor.dtype == engineType ? tensor : tensor.converted(to: engineType)
+        // Small results of constants are folded on the host (loop counters, shape arithmetic), so
+        // that conditions read them without evaluating a growing graph.
+        if readsConstantsOnly, typed.scalarCount <= Self.foldingLimit {
+            do { return .imported(.constant(try typed.hostConstant(type: imported))) } catch {
+                throw self.error("cannot fold a result of constants: \(error.message)")
+            }
+        }
         return .imported(.tensor(typed, imported))
+    }
+
+    /// The most elements a result of constants may have to be folded on the host.
+    static let foldingLimit = 1024
+
+    /// Whether every argument is known on the host (no tensor computed by the graph, no state).
+    var readsConstantsOnly: Bool {
+        func isConstant(_ value: MILValue) -> Bool {
+            switch value {
+            case .imported(.constant), .strings, .packed: true
+            case .imported(.tensor), .state: false
+            case .list(let items): items.allSatisfy(isConstant)
+            }
+        }
+        return arguments.values.allSatisfy { $0.allSatisfy(isConstant) }
     }
 
     /// Each result as the output of its position.

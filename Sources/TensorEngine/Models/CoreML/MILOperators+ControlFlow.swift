@@ -3,8 +3,10 @@
 /// unrolled steps. A condition computed from constants only (a loop counter) leaves the graph
 /// valid for any data; one computed from the inputs makes the graph hold for those inputs only.
 extension MILOperators {
-    /// The most iterations a `while_loop` may unroll to (each adds its body's operations).
-    static let iterationLimit = 100_000
+    /// The most iterations a `while_loop` may unroll to, and the most operations the unrolled
+    /// body may add in all: past either, the loop is a typed error, not a graph that exhausts memory.
+    static let iterationLimit = 4096
+    static let unrolledOperationLimit = 500_000
 
     static let controlFlow: [String: MILOperator] = [
         // blocks[0]: the condition on the loop variables; blocks[1]: the body, giving new ones.
@@ -19,8 +21,11 @@ extension MILOperators {
                 let condition = try context.runBlock(blocks[0], variables)
                 guard condition.count == 1 else { throw context.error("the loop condition gives no single value") }
                 guard try context.condition(condition[0], "loop condition") else { break }
-                guard iterations < iterationLimit else {
-                    throw context.error("the loop runs past \(iterationLimit) iterations")
+                guard iterations < iterationLimit, (iterations + 1) * blocks[1].operations.count <= unrolledOperationLimit
+                else {
+                    throw context.error(
+                        "the loop runs past \(iterations) iterations of \(blocks[1].operations.count) operations, "
+                            + "more than the engine unrolls")
                 }
                 let next = try context.runBlock(blocks[1], variables)
                 guard next.count == variables.count else {

@@ -196,6 +196,9 @@ final class MILProgram: Sendable {
                 values[output.name] = result
                 if let trace, case .imported(let value) = result { trace.mark(value, origin: index) }
             }
+            if let trace, results.allSatisfy({ if case .imported(.constant) = $0 { true } else { false } }) {
+                trace.folded.insert(index)
+            }
             if let trace {
                 for tensor in state.states.values { trace.mark(.tensor(tensor, .float), origin: index) }
             }
