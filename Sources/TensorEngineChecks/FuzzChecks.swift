@@ -116,35 +116,21 @@ package enum FuzzChecks {
     // MARK: - ONNX
 
     static func onnx(_ bytes: [UInt8]) async -> String? {
-        let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).onnx")
-        defer { try? FileManager.default.removeItem(at: url) }
-        do { try Data(bytes).write(to: url) } catch { return nil }
         let model: ONNXModel
-        do {
-            model = try ONNXModel(contentsOf: url)
-        } catch is FileFormatError {
-            return nil
-        } catch is ModelError {
-            return nil
-        } catch {
-            return "loading threw \(type(of: error)), not FileFormatError or ModelError: \(error)"
+        switch loaded(bytes, extension: "onnx", ONNXModel.init(contentsOf:configuration:)) {
+        case .loaded(let onnx): model = onnx
+        case .rejected: return nil
+        case .finding(let finding): return finding
         }
         // Zeros for every input, symbolic sizes taken as 2; only small graphs run.
+        guard let shapes = smallInputShapes(model.inputDescriptions) else { return nil }
         var inputs: [String: Tensor] = [:]
-        var elements = 0
         for description in model.inputDescriptions {
-            guard let constraint = description.multiArrayConstraint, let shape = constraint.shape else { return nil }
-            let sizes = shape.map { dimension -> Int in
-                if case .fixed(let size) = dimension { return size }
-                return 2
+            guard let constraint = description.multiArrayConstraint, let shape = shapes[description.name] else {
+                return nil
             }
-            guard let count = sizes.reduce(Optional(1), { partial, size in partial.flatMap { $0.multipliedReportingOverflow(by: size).overflow ? nil : $0 * size } }),
-                count <= 4096
-            else { return nil }
-            elements += count
-            inputs[description.name] = Tensor(zerosOf: constraint.dataType, shape: sizes)
+            inputs[description.name] = Tensor(zerosOf: constraint.dataType, shape: shape)
         }
-        guard elements <= 16384 else { return nil }
         let outputs: [String: Tensor]
         do { outputs = try model.outputs(for: inputs) } catch { return nil }
         for (name, output) in outputs where output.error == nil && output.scalarCount <= 1 << 16 {
@@ -158,39 +144,19 @@ package enum FuzzChecks {
     // MARK: - Core ML
 
     static func coreml(_ bytes: [UInt8]) async -> String? {
-        let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).mlmodel")
-        defer { try? FileManager.default.removeItem(at: url) }
-        do { try Data(bytes).write(to: url) } catch { return nil }
         let model: CoreMLModel
-        do {
-            model = try CoreMLModel(contentsOf: url)
-        } catch is FileFormatError {
-            return nil
-        } catch is ModelError {
-            return nil
-        } catch {
-            return "loading threw \(type(of: error)), not FileFormatError or ModelError: \(error)"
+        switch loaded(bytes, extension: "mlmodel", CoreMLModel.init(contentsOf:configuration:)) {
+        case .loaded(let coreML): model = coreML
+        case .rejected: return nil
+        case .finding(let finding): return finding
         }
-        // Zeros for every input of a small fixed shape; open sizes taken as 2.
-        var shapes: [String: [Int]] = [:]
-        var elements = 0
-        for description in model.modelDescription.inputDescriptions {
-            guard let shape = description.multiArrayConstraint?.shape else { return nil }
-            let sizes = shape.map { dimension -> Int in
-                if case .fixed(let size) = dimension { return size }
-                return 2
-            }
-            guard sizes.allSatisfy({ $0 >= 0 && $0 <= 4096 }) else { return nil }
-            let count = sizes.reduce(1) { $0.multipliedReportingOverflow(by: $1).overflow ? Int.max : $0 * $1 }
-            guard count <= 4096 else { return nil }
-            elements += count
-            shapes[description.name] = sizes
-        }
-        guard elements <= 16384 else { return nil }
+        // Zeros for every input of a small shape; open sizes taken as 2.
+        guard let shapes = smallInputShapes(model.modelDescription.inputDescriptions) else { return nil }
         do {
             let plan = try model.computePlan(inputShapes: shapes, policy: .only(.naive))
             // Only small programs run: every step's result under 2^16 elements.
-            guard plan.enginePlan.operations.allSatisfy({ $0.shape.reduce(1) { $0 &* $1 } <= 1 << 16 }) else { return nil }
+            let small = plan.enginePlan.operations.allSatisfy { $0.shape.reduce(1) { $0 &* $1 } <= 1 << 16 }
+            guard small else { return nil }
             _ = try await plan.enginePlan.evaluate()
         } catch let error as TensorError where error.kind == .backendFailure {
             return "the naive backend failed: \(error)"
@@ -198,6 +164,57 @@ package enum FuzzChecks {
             return nil
         }
         return nil
+    }
+
+    // MARK: - model files
+
+    /// What loading fuzzed bytes as a model gave.
+    enum Loading<Model> {
+        case loaded(Model)
+        /// A typed error: the right answer for a malformed file.
+        case rejected
+        /// Any other error.
+        case finding(String)
+    }
+
+    /// The bytes written to a temporary file with `extension` and loaded by `load`.
+    static func loaded<Model>(
+        _ bytes: [UInt8], extension name: String, _ load: (URL, ModelConfiguration) throws -> Model
+    ) -> Loading<Model> {
+        let url = FileManager.default.temporaryDirectory.appending(path: "tensorfuzz-\(getpid()).\(name)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        do { try Data(bytes).write(to: url) } catch { return .rejected }
+        do {
+            return .loaded(try load(url, ModelConfiguration()))
+        } catch is FileFormatError {
+            return .rejected
+        } catch is ModelError {
+            return .rejected
+        } catch {
+            return .finding("loading threw \(type(of: error)), not FileFormatError or ModelError: \(error)")
+        }
+    }
+
+    /// Each input's shape with open sizes taken as 2, or `nil` when an input is not a tensor of a
+    /// known rank or the inputs are large (at most 4,096 elements each, 16,384 in all; an empty
+    /// input may have a huge extent beside its empty one).
+    static func smallInputShapes(_ descriptions: [FeatureDescription]) -> [String: [Int]]? {
+        var shapes: [String: [Int]] = [:]
+        var elements = 0
+        for description in descriptions {
+            guard let shape = description.multiArrayConstraint?.shape else { return nil }
+            let sizes = shape.map { dimension -> Int in
+                if case .fixed(let size) = dimension { return size }
+                return 2
+            }
+            guard let count = sizes.reduce(Optional(1), { partial, size in
+                partial.flatMap { $0.multipliedReportingOverflow(by: size).overflow ? nil : $0 * size }
+            }), count <= 4096
+            else { return nil }
+            elements += count
+            shapes[description.name] = sizes
+        }
+        return elements <= 16384 ? shapes : nil
     }
 
     // MARK: - random graphs
