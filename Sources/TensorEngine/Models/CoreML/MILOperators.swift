@@ -19,9 +19,6 @@ enum MILOperators {
     /// The operator for an operation type (`ios18.` prefixes dropped), or `nil`.
     static func lookup(_ type: String) -> MILOperator? { table[type] }
 
-    /// The operation types the engine implements, sorted.
-    static var supportedTypes: [String] { (table.keys + ["const"]).sorted() }
-
     /// An operation of one tensor parameter `x` and one result.
     static func unary(_ compute: @escaping @Sendable (Tensor, MILOperationContext) throws(ModelError) -> Tensor)
         -> MILOperator
