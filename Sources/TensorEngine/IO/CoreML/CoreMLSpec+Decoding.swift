@@ -142,11 +142,8 @@ extension CoreMLFeatureSpec {
     /// Decodes a `StateFeatureType`: the multi-array it wraps.
     private static func decodeStateType(_ reader: inout ProtobufReader) throws(FileFormatError) -> CoreMLArrayTypeSpec {
         var array = CoreMLArrayTypeSpec()
-        while let key = try reader.nextField() {
-            switch key.number {
-            case 1: array = try reader.message(key, field: "arrayType", CoreMLArrayTypeSpec.decode)
-            default: try reader.skip(key)
-            }
+        try reader.forEachField(1) { reader, key throws(FileFormatError) in
+            array = try reader.message(key, field: "arrayType", CoreMLArrayTypeSpec.decode)
         }
         return array
     }
@@ -170,20 +167,12 @@ extension CoreMLArrayTypeSpec {
     /// `EnumeratedShapes`: repeated `Shape` messages, each a repeated `shape` field.
     private static func decodeShapes(_ reader: inout ProtobufReader) throws(FileFormatError) -> [[Int64]] {
         var shapes: [[Int64]] = []
-        while let key = try reader.nextField() {
-            guard key.number == 1 else {
-                try reader.skip(key)
-                continue
-            }
+        try reader.forEachField(1) { reader, key throws(FileFormatError) in
             shapes.append(
                 try reader.message(key, field: "shapes[\(shapes.count)]") { inner throws(FileFormatError) in
                     var shape: [Int64] = []
-                    while let field = try inner.nextField() {
-                        if field.number == 1 {
-                            try inner.appendInt64s(field, field: "shape", to: &shape)
-                        } else {
-                            try inner.skip(field)
-                        }
+                    try inner.forEachField(1) { inner, field throws(FileFormatError) in
+                        try inner.appendInt64s(field, field: "shape", to: &shape)
                     }
                     return shape
                 })
@@ -196,11 +185,7 @@ extension CoreMLArrayTypeSpec {
         lower: Int64, upper: Int64
     )] {
         var ranges: [(lower: Int64, upper: Int64)] = []
-        while let key = try reader.nextField() {
-            guard key.number == 1 else {
-                try reader.skip(key)
-                continue
-            }
+        try reader.forEachField(1) { reader, key throws(FileFormatError) in
             ranges.append(
                 try reader.message(key, field: "sizeRanges[\(ranges.count)]") { inner throws(FileFormatError) in
                     var range: (lower: Int64, upper: Int64) = (0, -1)

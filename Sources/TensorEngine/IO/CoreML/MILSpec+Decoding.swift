@@ -99,11 +99,7 @@ extension MILOperationSpec {
     /// Decodes an `Argument`: its bindings (`name` = 1 or `value` = 2 each).
     private static func decodeArgument(_ reader: inout ProtobufReader) throws(FileFormatError) -> [MILBinding] {
         var bindings: [MILBinding] = []
-        while let key = try reader.nextField() {
-            guard key.number == 1 else {
-                try reader.skip(key)
-                continue
-            }
+        try reader.forEachField(1) { reader, key throws(FileFormatError) in
             let binding = try reader.message(key, field: "arguments[\(bindings.count)]") {
                 reader throws(FileFormatError) -> MILBinding? in
                 var binding: MILBinding?
@@ -152,12 +148,8 @@ extension MILValueType {
                 type = .tuple(
                     try reader.message(key, field: "tupleType") { reader throws(FileFormatError) in
                         var types: [MILValueType] = []
-                        while let field = try reader.nextField() {
-                            if field.number == 1 {
-                                types.append(try reader.message(field, field: "types", MILValueType.decode))
-                            } else {
-                                try reader.skip(field)
-                            }
+                        try reader.forEachField(1) { reader, field throws(FileFormatError) in
+                            types.append(try reader.message(field, field: "types", MILValueType.decode))
                         }
                         return types
                     })
@@ -180,12 +172,8 @@ extension MILValueType {
         -> MILValueType
     {
         var wrapped = MILValueType.unknown
-        while let key = try reader.nextField() {
-            if key.number == 1 {
-                wrapped = try reader.message(key, field: field, MILValueType.decode)
-            } else {
-                try reader.skip(key)
-            }
+        try reader.forEachField(1) { reader, key throws(FileFormatError) in
+            wrapped = try reader.message(key, field: field, MILValueType.decode)
         }
         return wrapped
     }
@@ -218,12 +206,8 @@ extension MILTensorType {
             case 1:
                 let size = try reader.message(key, field: "constant") { reader throws(FileFormatError) -> Int64 in
                     var size: Int64 = 0
-                    while let field = try reader.nextField() {
-                        if field.number == 1 {
-                            size = try reader.int64(field, field: "size")
-                        } else {
-                            try reader.skip(field)
-                        }
+                    try reader.forEachField(1) { reader, field throws(FileFormatError) in
+                        size = try reader.int64(field, field: "size")
                     }
                     return size
                 }
@@ -288,12 +272,8 @@ extension MILValueSpec {
     /// The `values` (field 1) of a `TupleValue` or `ListValue`.
     private static func decodeValues(_ reader: inout ProtobufReader) throws(FileFormatError) -> [MILValueSpec] {
         var values: [MILValueSpec] = []
-        while let key = try reader.nextField() {
-            if key.number == 1 {
-                values.append(try reader.message(key, field: "values[\(values.count)]", MILValueSpec.decode))
-            } else {
-                try reader.skip(key)
-            }
+        try reader.forEachField(1) { reader, key throws(FileFormatError) in
+            values.append(try reader.message(key, field: "values[\(values.count)]", MILValueSpec.decode))
         }
         return values
     }

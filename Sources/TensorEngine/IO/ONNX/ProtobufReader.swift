@@ -241,6 +241,16 @@ struct ProtobufReader {
         }
     }
 
+    /// Reads the message to its end, calling `read` for each occurrence of field `number` and
+    /// skipping every other field (messages that wrap one field, or repeat one).
+    mutating func forEachField(
+        _ number: Int, _ read: (inout ProtobufReader, FieldKey) throws(FileFormatError) -> Void
+    ) throws(FileFormatError) {
+        while let key = try nextField() {
+            if key.number == number { try read(&self, key) } else { try skip(key) }
+        }
+    }
+
     /// Skips a field this decoder does not know.
     mutating func skip(_ key: FieldKey) throws(FileFormatError) {
         let field = "field \(key.number)"
