@@ -16,6 +16,9 @@ sentence-transformers' `encode` on PyTorch, as `torch` rows, when it and the mod
 The onnx-* workloads run in onnxruntime only: onnx-minilm-* on the MiniLM exports, onnx-conv3x3-64,
 onnx-conv1x1-256, onnx-depthwise3x3-32 and onnx-resnet-block-64 on bench/models/*.onnx (written by
 bench/make_conv_models.py), onnx-light-* on ONNX's light test models (scripts/fetch-onnx-tests.sh).
+The kernel workloads (gemm-*, softmax-*, attention, bert-layer, ...) run in onnxruntime too, as ONNX
+graphs built here in memory (`onnx_graph`: the same ops, on the NumPy rows' inputs), so every
+row but the sentence-transformers ones has an onnxruntime figure.
 
 The workloads mirror Sources/TensorEngineChecks/Workload.swift (names, shapes, quick flags,
 FLOP and byte counts); change both together. Timing follows tensorbench: the first run apart,
@@ -382,6 +385,99 @@ class TorchPeer(NumPyPeer):
         return t
 
 
+def onnx_graph(name):
+    """The kernel workload `name` as an in-memory ONNX model (opset 18) whose inputs are the NumPy rows'
+    inputs in order, or None for the sentence-transformers workloads. Constants (the softmax scale, a
+    layer norm's unit scale) are initializers, as an exporter writes them."""
+    if name in MINILM_SENTENCES:
+        return None
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    nodes, initializers = [], []
+    counter = [0]
+
+    def fresh(prefix):
+        counter[0] += 1
+        return f"{prefix}{counter[0]}"
+
+    def node(op, inputs, **attributes):
+        out = fresh(op.lower())
+        nodes.append(helper.make_node(op, inputs, [out], **attributes))
+        return out
+
+    def constant(value):
+        label = fresh("c")
+        initializers.append(numpy_helper.from_array(np.asarray(value, dtype=np.float32), label))
+        return label
+
+    def axes(values):
+        label = fresh("axes")
+        initializers.append(numpy_helper.from_array(np.asarray(values, dtype=np.int64), label))
+        return label
+
+    def softmax(x):
+        return node("Softmax", [x], axis=-1)
+
+    def layer_norm(x, width, epsilon=1e-5, gamma=None, beta=None):
+        scale = gamma or constant(np.ones(width, dtype=np.float32))
+        bias = beta or constant(np.zeros(width, dtype=np.float32))
+        return node("LayerNormalization", [x, scale, bias], axis=-1, epsilon=epsilon)
+
+    shapes = [shape for shape, _ in input_shapes(name)]
+    inputs = []
+    for index, shape in enumerate(shapes):
+        dims = [] if shape == "scalar" else [input_shapes(name)[index][1]] if shape in ("ones", "zeros") else list(shape)
+        inputs.append(helper.make_tensor_value_info(f"x{index}", TensorProto.FLOAT, dims))
+    x = [f"x{index}" for index in range(len(shapes))]
+    if name.startswith("gemm-") or name in ("gemv-768x3072", "bmm-12x128x64"):
+        out = node("MatMul", [x[0], x[1]])
+    elif name.startswith("eltwise-"):
+        fused = node("Relu", [node("Add", [node("Mul", [x[0], x[1]]), x[2]])])
+        out = node("Add", [node("Mul", [fused, constant(0.5)]), node("Tanh", [x[0]])])
+    elif name.startswith("softmax-"):
+        out = softmax(x[0])
+    elif name.startswith("layernorm-"):
+        out = layer_norm(x[0], shapes[0][-1])
+    elif name == "sum-rows":
+        out = node("ReduceSum", [x[0], axes([-1])], keepdims=0)
+    elif name == "mean-all":
+        out = node("ReduceMean", [x[0]], keepdims=0)
+    elif name == "transpose-4096":
+        out = node("Reshape", [node("Transpose", [x[0]], perm=[1, 0]), axes([-1])])
+    elif name == "mlp":
+        hidden = node("Relu", [node("Add", [node("MatMul", [x[0], x[1]]), x[2]])])
+        out = softmax(node("MatMul", [hidden, x[3]]))
+    elif name == "attention":
+        scores = node("Mul", [node("MatMul", [x[0], node("Transpose", [x[1]], perm=[0, 2, 1])]), constant(1 / math.sqrt(32))])
+        out = node("MatMul", [softmax(scores), x[2]])
+    elif name == "bert-layer":
+        inp, wq, wk, wv, wo, w1, w2, gamma, beta = x
+        to_heads = axes([TOKENS, HEADS, HEAD])
+
+        def split(t):
+            return node("Transpose", [node("Reshape", [t, to_heads])], perm=[1, 0, 2])
+
+        q, k, v = (split(node("MatMul", [inp, w])) for w in (wq, wk, wv))
+        scores = node("Mul", [node("MatMul", [q, node("Transpose", [k], perm=[0, 2, 1])]), constant(1 / math.sqrt(HEAD))])
+        context = node("Reshape", [node("Transpose", [node("MatMul", [softmax(scores), v])], perm=[1, 0, 2]),
+                                   axes([TOKENS, HIDDEN])])
+        attended = layer_norm(node("Add", [inp, node("MatMul", [context, wo])]), HIDDEN, 1e-12, gamma, beta)
+        up = node("MatMul", [attended, w1])
+        # Exact GELU as 0.5·x·(1 + erf(x/√2)), the form exporters write and onnxruntime fuses.
+        gelu = node("Mul", [node("Mul", [up, constant(0.5)]),
+                            node("Add", [node("Erf", [node("Div", [up, constant(math.sqrt(2))])]), constant(1.0)])])
+        out = layer_norm(node("Add", [attended, node("MatMul", [gelu, w2])]), HIDDEN, 1e-12, gamma, beta)
+    elif name == "dispatch-1000":
+        out = x[0]
+        for step in range(1000):
+            out = node("Mul", [out, constant(1.0001)]) if step % 2 == 0 else node("Add", [out, constant(0.0001)])
+    else:
+        raise Unsupported("unsupported", f"no ONNX graph is written for {name}")
+    output = helper.make_tensor_value_info(out, TensorProto.FLOAT, None)
+    graph = helper.make_graph(nodes, name, inputs, [output], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
 class OnnxRuntimePeer:
     """onnxruntime's CPU execution provider on the onnx-* models, one InferenceSession per workload
     (untimed), intra-op threads as --threads; each run is session.run of all outputs, on the token ids
@@ -398,12 +494,15 @@ class OnnxRuntimePeer:
         self.version = onnxruntime.__version__
         self.note = f"CPUExecutionProvider, intra_op_num_threads={self.threads}, default graph optimizations"
 
-    def session(self, path):
+    def options(self):
         options = self.ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: the light models' unused initializers are warned about
-        return self.ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        return options
+
+    def session(self, path):
+        return self.ort.InferenceSession(path, self.options(), providers=["CPUExecutionProvider"])
 
     def file_inputs(self, name, path):
         if not os.path.isfile(path):
@@ -423,13 +522,23 @@ class OnnxRuntimePeer:
             x = np.random.default_rng(1).standard_normal(shape, dtype=np.float32)
         return [session, {declared.name: x}]
 
+    def built_inputs(self, name):
+        model = onnx_graph(name)
+        if model is None:
+            raise Unsupported("unsupported", "sentence embedding runs through sentence-transformers on PyTorch "
+                                             "(onnx-minilm-l6-* is the same model in onnxruntime)")
+        session = self.ort.InferenceSession(model.SerializeToString(), self.options(), providers=["CPUExecutionProvider"])
+        arrays = NumPyPeer.inputs(self, name)
+        names = [declared.name for declared in session.get_inputs()]
+        return [session, dict(zip(names, arrays))]
+
     def inputs(self, name):
         path = onnx_file(name)
         if path:
             return self.file_inputs(name, path)
         workload = onnx_workload(name)
         if not workload:
-            raise Unsupported("unsupported", "onnxruntime runs only the onnx-* workloads here")
+            return self.built_inputs(name)
         model, sentences = workload
         path = ONNX_MODELS[model]()
         if not os.path.isfile(path):
