@@ -23,9 +23,15 @@ package enum Shape {
         var running = 1
         for axis in shape.indices.reversed() {
             strides[axis] = running
-            let (product, overflow) = running.multipliedReportingOverflow(by: Swift.max(shape[axis], 1))
-            running = overflow ? Int.max : product
+            running = nextContiguousStride(running, extent: shape[axis])
         }
         return strides
+    }
+
+    /// The row-major stride of the axis before one of `extent` elements and stride `stride`.
+    @inline(__always)
+    static func nextContiguousStride(_ stride: Int, extent: Int) -> Int {
+        let (product, overflow) = stride.multipliedReportingOverflow(by: Swift.max(extent, 1))
+        return overflow ? Int.max : product
     }
 }

@@ -29,9 +29,13 @@ package final class Node: Sendable {
     }
 
     private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {
+        guard let input = inputs.first else { return Layout(contiguous: signature.shape) }
         // The front end inserts a copy before a reshape that cannot be a view.
-        guard let input = inputs.first, let viewed = input.layout.viewed(by: op) else { return Layout(contiguous: signature.shape) }
-        return viewed
+        if let viewed = input.layout.viewed(by: op) { return viewed }
+        // A fresh row-major result shaped like a row-major operand (most elementwise ops) shares
+        // the operand's layout, arrays included, instead of computing strides again.
+        if input.layout.isRowMajor(shape: signature.shape) { return input.layout }
+        return Layout(contiguous: signature.shape)
     }
 
     /// The kept result, if the node is a constant or has been materialized.

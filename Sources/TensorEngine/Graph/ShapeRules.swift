@@ -82,6 +82,8 @@ extension Op {
 
     /// NumPy's broadcasting of two shapes, or `nil` if they are incompatible.
     static func broadcastShape(_ a: [Int], _ b: [Int]) -> [Int]? {
+        // Equal shapes, the common case, share the operand's array instead of building one.
+        if a == b { return a }
         let rank = Swift.max(a.count, b.count)
         var result = [Int](repeating: 1, count: rank)
         for i in 0..<rank {

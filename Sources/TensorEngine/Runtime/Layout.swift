@@ -21,6 +21,18 @@ package struct Layout: Sendable, Hashable {
     }
 
     var rank: Int { shape.count }
+
+    /// Whether this is exactly `Layout(contiguous: shape)` for the given shape (the strides of
+    /// size-1 axes included), checked without building that layout.
+    func isRowMajor(shape expected: [Int]) -> Bool {
+        guard offset == 0, shape == expected else { return false }
+        var running = 1
+        for axis in shape.indices.reversed() {
+            guard strides[axis] == running else { return false }
+            running = Shape.nextContiguousStride(running, extent: shape[axis])
+        }
+        return true
+    }
     var elementCount: Int { shape.reduce(1, *) }
 
     /// Whether the elements are consecutive in row-major order (size-1 axes may have any stride;

@@ -15,9 +15,16 @@ extension Tensor {
         _ name: @autoclosure () -> String, _ operands: [Tensor], at location: SourceLocation?,
         _ makeOp: ([TensorSignature]) throws(RuleViolation) -> Op
     ) -> Tensor {
-        if let failed = operands.first(where: { $0.error != nil }) { return failed }
-        let nodes = operands.compactMap(\.node)
-        let signatures = nodes.map(\.signature)
+        // A tensor holds either a node or an error: the first error among the operands is passed on.
+        var nodes: [Node] = []
+        nodes.reserveCapacity(operands.count)
+        var signatures: [TensorSignature] = []
+        signatures.reserveCapacity(operands.count)
+        for operand in operands {
+            guard let node = operand.node else { return operand }
+            nodes.append(node)
+            signatures.append(node.signature)
+        }
         func failure(_ violation: RuleViolation) -> Tensor {
             Tensor(
                 failed: TensorError(
