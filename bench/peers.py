@@ -392,7 +392,10 @@ def onnx_graph(name):
     if name in MINILM_SENTENCES:
         return None
     import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
+    try:
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError as error:
+        raise Unsupported("not installed", f"onnx (which builds the graph) is not installed ({error})")
     nodes, initializers = [], []
     counter = [0]
 
@@ -669,7 +672,7 @@ def main(argv):
 
     peers, statuses, versions = [], [], {"python": platform.python_version()}
     for cls, install in ((NumPyPeer, "pip install numpy"), (TorchPeer, "pip install torch --index-url https://download.pytorch.org/whl/cpu"),
-                         (OnnxRuntimePeer, "pip install onnxruntime transformers")):
+                         (OnnxRuntimePeer, "pip install onnx onnxruntime transformers")):
         if args.backend and cls.name not in args.backend:
             continue
         try:

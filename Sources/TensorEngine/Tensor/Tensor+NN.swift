@@ -1,10 +1,20 @@
 extension Tensor {
     /// The matrix product, with NumPy's `matmul` rules: vector·vector gives a scalar,
     /// matrix·vector a vector, and leading batch dimensions broadcast (without copies).
+    ///
+    /// A batch of rows times one matrix (`[..., m, k] · [k, n]`, every projection of a
+    /// transformer) runs as one 2-D product over all the rows when they lie in memory as one
+    /// matrix: one large product instead of a batch of small ones against a broadcast matrix.
     public func matmul(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         let location = SourceLocation(file, line)
         if let failed = [self, other].first(where: { $0.error != nil }) { return failed }
         let (a, b) = (shape, other.shape)
+        if a.count > 2, b.count == 2, a[a.count - 1] == b[0], let node,
+            let rows = Shape.elementCount(Array(a.dropLast())), node.layout.reshaped([rows, b[0]]) != nil
+        {
+            let product = reshaped(to: [rows, b[0]], file: file, line: line).matmul(other, file: file, line: line)
+            return product.reshaped(to: a.dropLast() + [b[1]], file: file, line: line)
+        }
         func mismatch() -> Tensor {
             Tensor(failed: TensorError(.shapeMismatch, op: "matmul", operandShapes: [a, b], message: "shapes \(describe(a)) and \(describe(b)) cannot be multiplied", location: location))
         }
