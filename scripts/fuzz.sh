@@ -42,6 +42,8 @@ binary=.build-fuzz/release/tensorfuzz
 # handler it finds installed: a trap went to the backtracer, and its input was saved only when the
 # backtracer itself then tripped AddressSanitizer. Off, libFuzzer's handlers save it.
 export SWIFT_BACKTRACE=enable=no
+# Instrumented kernels: no first-use calibration of them is stored.
+export TENSORENGINE_CALIBRATION=${TENSORENGINE_CALIBRATION:-off}
 for mode in finding trap; do
     selftest=.build-fuzz/selftest/$mode
     rm -rf "$selftest"

@@ -34,5 +34,7 @@ case "$sanitizer" in
         ;;
 esac
 scripts/setup.sh
+# Instrumented kernels are slow: a first-use calibration here would store figures of them.
+export TENSORENGINE_CALIBRATION=${TENSORENGINE_CALIBRATION:-off}
 echo "sanitize: the test suite under --sanitize=$sanitizer ($build)" >&2
 swift test -c release --build-path "$build" --sanitize="$sanitizer" -Xswiftc -enable-testing "${flags[@]}" "$@"

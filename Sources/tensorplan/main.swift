@@ -117,12 +117,19 @@ func describeProfile(_ profile: DeviceProfile) -> String {
     func number(_ value: Double, scale: Double = 1) -> String { value == 0 ? "-" : String(format: "%.1f", value * scale) }
     func rate(_ row: CostTerms) -> String {
         guard row.gflops.count > 1 else { return number(row.gflops.first?.gflops ?? 0) }
-        // A curve: each point at the edge of the cube product it was measured on.
-        return row.gflops.map { String(format: "%.1f@%.0f³", $0.gflops, cbrt($0.flops / 2).rounded()) }
-            .joined(separator: " ")
+        // A curve: each point at the edge of the cube product it was measured on, or at its FLOPs.
+        return row.gflops.map { point in
+            let edge = cbrt(point.flops / 2).rounded()
+            return 2 * edge * edge * edge == point.flops
+                ? String(format: "%.1f@%.0f³", point.gflops, edge)
+                : String(format: "%.1f@%.1fM", point.gflops, point.flops / 1e6)
+        }.joined(separator: " ")
     }
     var lines = ["    \(profile.calibrated ? "calibrated" : "uncalibrated defaults"), \(profile.threads) threads; "
-        + (profile.transfer.map { String(format: "transfer %.1f GB/s", $0.gbPerSecond) } ?? "host memory")]
+        + (profile.transfer.map { String(format: "transfer %.1f GB/s", $0.gbPerSecond) } ?? "host memory")
+        + String(
+            format: "; engine %.2f µs per operation, %.2f µs per evaluation", profile.secondsPerOperation * 1e6,
+            profile.secondsPerEvaluation * 1e6)]
     let header = ["class", "GFLOP/s", "GB/s", "launch µs", "per line ns", "per operand µs"]
     var rows = [header]
     for costClass in CostClass.allCases {

@@ -17,11 +17,15 @@ public struct Cost: Sendable, Hashable, Codable {
     /// a reduction; zero for other ops. Device kernels that give each line a work-group pay a
     /// fixed cost per line, which dominates when lines are short.
     public var lines: Double
+    /// Recorded operations the work stands for: one per op, every op of a fused region. The
+    /// engine's bookkeeping (recording, the graph walk, planning, the executor) is paid per
+    /// operation, whatever the kernels cost: what a chain of a thousand tiny ops spends its time on.
+    public var operations: Double
 
     /// Creates a cost.
     public init(
         flops: Double = 0, bytesRead: Double = 0, bytesWritten: Double = 0, launches: Double = 0,
-        transferBytes: Double = 0, lines: Double = 0
+        transferBytes: Double = 0, lines: Double = 0, operations: Double = 0
     ) {
         self.flops = flops
         self.bytesRead = bytesRead
@@ -29,6 +33,7 @@ public struct Cost: Sendable, Hashable, Codable {
         self.launches = launches
         self.transferBytes = transferBytes
         self.lines = lines
+        self.operations = operations
     }
 
     /// No work.
@@ -43,7 +48,7 @@ public struct Cost: Sendable, Hashable, Codable {
             flops: a.flops + b.flops, bytesRead: a.bytesRead + b.bytesRead,
             bytesWritten: a.bytesWritten + b.bytesWritten,
             launches: a.launches + b.launches, transferBytes: a.transferBytes + b.transferBytes,
-            lines: a.lines + b.lines)
+            lines: a.lines + b.lines, operations: a.operations + b.operations)
     }
 
     /// Adds a cost in place.
@@ -140,7 +145,8 @@ enum CostRules {
         return result
     }
 
-    /// `[..., m, k] · [..., k, n]`: 2·k FLOPs per output; matrix·vector work when m or n is small.
+    /// `[..., m, k] · [..., k, n]`: 2·k FLOPs per output; matrix·vector work when m or n is small
+    /// (under 16), whose rate grows with its FLOPs, that is with m or n, for a given matrix.
     static let matmul: CostRule = { op, inputs, output in
         let k = Double(inputs.first?.signature.shape.last ?? 0)
         let shape = output.shape

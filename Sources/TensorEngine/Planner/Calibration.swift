@@ -37,10 +37,10 @@ package enum Calibration {
             var row = profile.row(cell.costClass)
             switch cell.term {
             case .gflops: row.gflops = [RatePoint(flops: 1, gflops: value)]
-            case .gflopsAtCube(let edge):
+            case .gflopsAt(let flops):
                 row.gflops =
-                    (row.gflops.filter { $0.flops != RatePoint.cube(edge, gflops: 0).flops && $0.flops > 1 }
-                    + [.cube(edge, gflops: value)]).sorted { $0.flops < $1.flops }
+                    (row.gflops.filter { $0.flops != flops && $0.flops > 1 }
+                    + [RatePoint(flops: flops, gflops: value)]).sorted { $0.flops < $1.flops }
             case .gbPerSecond: row.gbPerSecond = value
             case .launchSeconds: row.launchSeconds = value
             case .secondsPerLine: row.secondsPerLine = value
@@ -52,6 +52,8 @@ package enum Calibration {
             let launch = measured.seconds[.launch] ?? 0
             profile.transfer = TransferTerms(gbPerSecond: try transferGBPerSecond(backend), launchSeconds: launch)
         }
+        (profile.secondsPerOperation, profile.secondsPerEvaluation) = try bookkeepingSeconds(
+            backend, launch: profile.row(.elementwise).launchSeconds)
         profile.calibrated = true
         return profile
     }
@@ -61,7 +63,7 @@ package enum Calibration {
     /// A probe's name: what the cells read its time by.
     enum ProbeName: Hashable, Sendable {
         case launch, manyOperands, reductionLaunch, lineWiseLaunch, movementLaunch
-        case matmulSmall, matmulMedium, matmulLarge, matrixVector
+        case matmulSmall, matmulMedium, matmulLarge, matrixVector, fewRows
         case stream, chain, reduceLong, reduceShort, linesLong, linesShort, movement, runMovement
     }
 
@@ -87,6 +89,8 @@ package enum Calibration {
         static func longRows(_ scale: Int) -> Int { 1024 / scale }
         static func shortRows(_ scale: Int) -> Int { 16_384 / scale }
         static func skinnyK(_ scale: Int) -> Int { scale > 1 ? 256 : 768 }
+        /// The rows of the few-rows product: a transformer's projections on one short sentence.
+        static let fewRows = 12
     }
 
     /// Launch costs on tiny work, then rates on work large enough to show them.
@@ -134,9 +138,16 @@ package enum Calibration {
         matmul(.matmulSmall, DeviceProfile.matmulProbeEdges.small, seed: 4, runs: 20, slowRuns: 20),
         matmul(.matmulMedium, DeviceProfile.matmulProbeEdges.medium, seed: 20, runs: 10, slowRuns: 2),
         matmul(.matmulLarge, DeviceProfile.matmulProbeEdges.large, seed: 2, runs: 5, slowRuns: nil),
+        // Products with one row, and with a few: the two ends of the matrix·vector rate curve.
+        // OpenBLAS runs a 12-row product at half its square rate, five times its one-row rate.
         Probe(name: .matrixVector, runs: 20, slowRuns: 20) { scale throws(TensorError) in
             let k = Sizes.skinnyK(scale)
             let (v, m) = (try input([1, k], 5), try input([k, k], 6))
+            return { v.matmul(m) }
+        },
+        Probe(name: .fewRows, runs: 20, slowRuns: 5) { scale throws(TensorError) in
+            let k = Sizes.skinnyK(scale)
+            let (v, m) = (try input([Sizes.fewRows, k], 5), try input([k, k], 6))
             return { v.matmul(m) }
         },
         Probe(name: .stream, runs: 10, slowRuns: 10) { scale throws(TensorError) in
@@ -203,8 +214,8 @@ package enum Calibration {
     /// A column of a profile's rows.
     enum Term: Sendable, Hashable {
         case gflops
-        /// The rate of a cube product of this edge, a point of the row's rate curve.
-        case gflopsAtCube(Int)
+        /// The rate of work of this many FLOPs, a point of the row's rate curve.
+        case gflopsAt(flops: Double)
         case gbPerSecond, launchSeconds, secondsPerLine, secondsPerOperand
     }
 
@@ -252,6 +263,14 @@ package enum Calibration {
         }
     }
 
+    /// The FLOPs of a cube product of this edge.
+    static func cube(_ edge: Int) -> Double { RatePoint.cube(edge, gflops: 0).flops }
+
+    /// The FLOPs of the skinny probes: `rows` rows times the k×k matrix.
+    static func skinny(rows: Int, scale: Int) -> Double {
+        2 * Double(rows) * Double(Sizes.skinnyK(scale) * Sizes.skinnyK(scale))
+    }
+
     /// Every term a calibration measures.
     static let cells: [Cell] = {
         let arithmetic: @Sendable (Measurements) -> Double? = { m in
@@ -288,20 +307,21 @@ package enum Calibration {
             Cell(costClass: .runMovement, term: .gbPerSecond) { m in
                 m.rate(.runMovement, bytes: 2 * Sizes.longRows(m.scale) * 1024 * 4, launch: .movementLaunch)
             },
-            Cell(costClass: .matmul, term: .gflopsAtCube(edges.small)) {
+            Cell(costClass: .matmul, term: .gflopsAt(flops: cube(edges.small))) {
                 $0.matmulRate(.matmulSmall, edge: edges.small)
             },
-            Cell(costClass: .matmul, term: .gflopsAtCube(edges.medium)) {
+            Cell(costClass: .matmul, term: .gflopsAt(flops: cube(edges.medium))) {
                 $0.matmulRate(.matmulMedium, edge: edges.medium)
             },
             // The naive loops' large rate is their medium one (a 512³ product is not run there).
-            Cell(costClass: .matmul, term: .gflopsAtCube(edges.large)) { m in
+            Cell(costClass: .matmul, term: .gflopsAt(flops: cube(edges.large))) { m in
                 m.matmulRate(.matmulLarge, edge: edges.large) ?? m.matmulRate(.matmulMedium, edge: edges.medium)
             },
-            Cell(costClass: .matrixVector, term: .gflops) { m in
-                m.beyond(.matrixVector, .launch).map {
-                    2 * Double(Sizes.skinnyK(m.scale) * Sizes.skinnyK(m.scale)) / $0 / 1e9
-                }
+            Cell(costClass: .matrixVector, term: .gflopsAt(flops: skinny(rows: 1, scale: 1))) { m in
+                m.beyond(.matrixVector, .launch).map { skinny(rows: 1, scale: m.scale) / $0 / 1e9 }
+            },
+            Cell(costClass: .matrixVector, term: .gflopsAt(flops: skinny(rows: Sizes.fewRows, scale: 1))) { m in
+                m.beyond(.fewRows, .launch).map { skinny(rows: Sizes.fewRows, scale: m.scale) / $0 / 1e9 }
             },
         ]
         // Every kind of work does its arithmetic at the chain's rate; products move their
@@ -321,8 +341,14 @@ package enum Calibration {
 
     // MARK: Measuring
 
+    /// A planner of the backend alone (its default profile: with one backend, placement needs no
+    /// figures), so that calibrating never reads the engine's profiles, which it is making.
+    static func alone(_ backend: any Backend) -> Planner {
+        Planner(backends: [backend], profiles: [backend.id: backend.defaultProfile], policy: .only(backend.id))
+    }
+
     /// A probe input: a host constant, so that the probe measures the op, not the input's making.
-    private static func input(_ shape: [Int], _ seed: UInt64) throws(TensorError) -> Tensor {
+    static func input(_ shape: [Int], _ seed: UInt64) throws(TensorError) -> Tensor {
         let t = Tensor(randomNormal: shape, seed: seed)
         if let error = t.error { throw error }
         return t
@@ -337,7 +363,7 @@ package enum Calibration {
     ) throws(TensorError) -> Double {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
-        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.id))
+        let planner = alone(backend)
         for run in 0...runs {
             let target = build()
             guard let node = target.node else {
@@ -376,7 +402,7 @@ package enum Calibration {
         guard let node = probe.node else {
             throw probe.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
         }
-        let planner = Planner(backends: [backend], profiles: Engine.shared.profiles, policy: .only(backend.id))
+        let planner = alone(backend)
         return try planner.plan(targets: [node]).steps.reduce(0) { $0 + $1.cost.flops }
     }
 

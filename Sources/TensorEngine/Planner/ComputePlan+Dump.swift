@@ -93,7 +93,7 @@ extension ComputePlan {
         }
         let summary = "plan: \(operations.count) operations, policy \(policy), estimated \(formatSeconds(totalEstimatedSeconds)), "
             + "\(transferBytes) B copied, peak \(estimatedPeakBytes) B live, \(deviceSwitches) device switches, "
-            + (calibrated ? "calibrated" : "uncalibrated (default profiles; run `tensorplan calibrate`)") + (cached ? ", cached" : "")
+            + (calibrated ? "calibrated" : "uncalibrated (default profiles: TENSORENGINE_CALIBRATION is off, or run `tensorplan calibrate`)") + (cached ? ", cached" : "")
         return ([summary] + lines).joined(separator: "\n")
     }
 

@@ -70,7 +70,8 @@ public struct ComputePlan: Sendable {
     public internal(set) var operations: [Operation]
     /// The compute policy the plan obeys.
     public let policy: ComputePolicy
-    /// The plan's estimated time: operations and copies.
+    /// The plan's estimated time: operations, copies and the engine's fixed cost of an
+    /// evaluation (which no operation's weight includes).
     public let totalEstimatedSeconds: Double
     /// Bytes copied between memory spaces.
     public let transferBytes: Int
@@ -78,7 +79,8 @@ public struct ComputePlan: Sendable {
     public let estimatedPeakBytes: Int
     /// How often consecutive operations change backend.
     public let deviceSwitches: Int
-    /// Whether every device profile used came from a calibration (else documented defaults).
+    /// Whether every device profile used came from a calibration (else documented defaults); the
+    /// naive reference's default counts as calibrated.
     public let calibrated: Bool
     /// Whether the plan came from the plan cache.
     public let cached: Bool
@@ -119,7 +121,7 @@ public struct ComputePlan: Sendable {
         for (index, step) in plan.steps.enumerated() { names[step.output] = "%\(index)" }
         let copySeconds = plan.steps.reduce(0.0) { $0 + $1.copies.reduce(0) { $0 + $1.estimatedSeconds } }
         let total = plan.steps.reduce(0.0) { $0 + $1.estimatedSeconds } + copySeconds
-        self.totalEstimatedSeconds = total
+        self.totalEstimatedSeconds = total + plan.template.evaluationSeconds
         self.transferBytes = plan.steps.reduce(0) { $0 + $1.copies.reduce(0) { $0 + $1.bytes } }
         self.deviceSwitches = zip(plan.steps, plan.steps.dropFirst()).filter { $0.backend != $1.backend }.count
         self.estimatedPeakBytes = Self.peakBytes(plan)

@@ -20,11 +20,17 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var rows: [CostClass: CostTerms]
     /// Copies between the host and the device; `nil` when the device works on host memory.
     public var transfer: TransferTerms?
+    /// Seconds of the engine's own work per recorded operation (``Cost/operations``): recording
+    /// it, walking and planning the graph, and the executor's bookkeeping, whatever its kernel.
+    public var secondsPerOperation: Double
+    /// Seconds of the engine's fixed work per evaluation that runs on this device, beyond its
+    /// operations: finding the plan, starting the executor, reading the results back.
+    public var secondsPerEvaluation: Double
 
     /// A profile of the given rows.
     public init(
         backend: BackendID, deviceName: String, threads: Int, calibrated: Bool, rows: [CostClass: CostTerms],
-        transfer: TransferTerms?
+        transfer: TransferTerms?, secondsPerOperation: Double = 0, secondsPerEvaluation: Double = 0
     ) {
         self.backend = backend
         self.deviceName = deviceName
@@ -32,6 +38,8 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         self.calibrated = calibrated
         self.rows = rows
         self.transfer = transfer
+        self.secondsPerOperation = secondsPerOperation
+        self.secondsPerEvaluation = secondsPerEvaluation
     }
 
     /// The row that prices a class of work: its own, else its fallback's.
@@ -46,14 +54,15 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
 
     /// Seconds a cost of this class takes on this device by a roofline estimate: compute and
     /// memory time overlapped, plus a fixed cost per launch (and per operand beyond the first,
-    /// which devices bind one by one) and per line.
+    /// which devices bind one by one), per line and per operation.
     func seconds(for cost: Cost, costClass: CostClass, operands: Int = 1) -> Double {
-        guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return 0 }
+        let bookkeeping = cost.operations * secondsPerOperation
+        guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return bookkeeping }
         let row = row(costClass)
         let compute = cost.flops / (row.gflops(forFLOPs: cost.flops) * 1e9)
         let memory = cost.bytesMoved / (row.gbPerSecond * 1e9)
         let launch = row.launchSeconds + Double(Swift.max(0, operands - 1)) * row.secondsPerOperand
-        return Swift.max(compute, memory) + cost.lines * row.secondsPerLine + cost.launches * launch
+        return Swift.max(compute, memory) + cost.lines * row.secondsPerLine + cost.launches * launch + bookkeeping
     }
 
     /// Seconds to move bytes between the host and this device (zero for host memory).
@@ -179,9 +188,14 @@ extension DeviceProfile {
     ///   - arithmetic: GFLOP/s of elementwise arithmetic (and of reductions' and lines' arithmetic).
     ///   - launch: seconds per launch of any kind.
     ///   - transfer: host ↔ device GB/s, `nil` for host memory.
+    ///   - operation: the engine's seconds per recorded operation (about a microsecond on a 2-core
+    ///     server: `dispatch-1000` runs a thousand tiny ops in 0.8-1.2 ms; none by default, as for
+    ///     synthetic devices).
+    ///   - evaluation: the engine's fixed seconds per evaluation (a few microseconds).
     static func headline(
         backend: BackendID, deviceName: String, threads: Int, matmul: (small: Double, medium: Double?, large: Double),
-        matrixVector: Double, stream: Double, reduction: Double, arithmetic: Double, launch: Double, transfer: Double?
+        matrixVector: Double, stream: Double, reduction: Double, arithmetic: Double, launch: Double, transfer: Double?,
+        operation: Double = 0, evaluation: Double = 0
     ) -> DeviceProfile {
         let edges = matmulProbeEdges
         let rate = CostTerms(gflops: arithmetic, gbPerSecond: stream, launchSeconds: launch)
@@ -196,6 +210,7 @@ extension DeviceProfile {
         ]
         return DeviceProfile(
             backend: backend, deviceName: deviceName, threads: threads, calibrated: false, rows: rows,
-            transfer: transfer.map { TransferTerms(gbPerSecond: $0, launchSeconds: launch) })
+            transfer: transfer.map { TransferTerms(gbPerSecond: $0, launchSeconds: launch) },
+            secondsPerOperation: operation, secondsPerEvaluation: evaluation)
     }
 }

@@ -47,6 +47,9 @@ package struct PlanTemplate: Sendable {
     let targets: [Int]
     /// Whether every profile used came from a calibration.
     let calibrated: Bool
+    /// The engine's fixed seconds for evaluating the plan (the largest of its devices'
+    /// ``DeviceProfile/secondsPerEvaluation``), beside its steps and copies.
+    let evaluationSeconds: Double
 }
 
 /// The plan the executor runs: steps in execution order over the graph's nodes, and the nodes to

@@ -17,7 +17,8 @@ package struct Planner {
     private let allowed: [any Backend]
     /// The profile of each allowed backend, by position.
     private let allowedProfiles: [DeviceProfile?]
-    /// Whether every allowed backend plans with a calibrated profile.
+    /// Whether every allowed backend plans with a calibrated profile (the naive reference's
+    /// default counts: calibrations on first use leave it, as it describes plain loops).
     private let calibrated: Bool
 
     package init(backends: [any Backend], profiles: [BackendID: DeviceProfile], policy: ComputePolicy) {
@@ -26,7 +27,9 @@ package struct Planner {
         self.policy = policy
         allowed = backends.filter { policy.allows($0) }
         allowedProfiles = allowed.map { profiles[$0.id] }
-        calibrated = allowedProfiles.allSatisfy { $0?.calibrated ?? false }
+        calibrated = zip(allowed, allowedProfiles).allSatisfy { backend, profile in
+            profile?.calibrated ?? false || !Calibration.calibratesOnFirstUse(backend)
+        }
     }
 
     /// A step before placement: the kernel, its node and operands.
@@ -208,7 +211,11 @@ package struct Planner {
                     backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,
                     supported: decision.supported, reason: decision.reason, copies: copies))
         }
-        return PlanTemplate(steps: steps, targets: targets.map(position), calibrated: calibrated)
+        let used = Set(steps.map(\.backend))
+        let evaluation = allowed.indices.filter { used.contains(allowed[$0].id) }
+            .map { allowedProfiles[$0]?.secondsPerEvaluation ?? 0 }.max() ?? 0
+        return PlanTemplate(
+            steps: steps, targets: targets.map(position), calibrated: calibrated, evaluationSeconds: evaluation)
     }
 
     private func backend(_ id: BackendID) -> any Backend {
@@ -230,17 +237,21 @@ package struct Planner {
     }
 
     /// The cost of a step from the op table: the op's cost rule, or for a fused region one pass
-    /// over its external bytes (intermediates never touch memory).
+    /// over its external bytes (intermediates never touch memory). Either way, one operation per
+    /// recorded op the step runs.
     static func cost(of candidate: Candidate) -> OpCost {
         switch candidate.kernel {
         case .op(let op):
             let operands = candidate.operands.map { CostOperand(signature: $0.signature, layout: layout(of: $0)) }
-            return op.descriptor.cost(op, operands, candidate.node.signature)
+            var opCost = op.descriptor.cost(op, operands, candidate.node.signature)
+            opCost.cost.operations = 1
+            return opCost
         case .fused(let region):
             let read = candidate.operands.reduce(0.0) { $0 + Double($1.signature.byteCount) }
             let cost = Cost(
                 flops: region.flopsPerElement * Double(candidate.node.signature.elementCount), bytesRead: read,
-                bytesWritten: Double(candidate.node.signature.byteCount), launches: 1)
+                bytesWritten: Double(candidate.node.signature.byteCount), launches: 1,
+                operations: Double(region.instructions.count))
             return OpCost(cost: cost, costClass: .elementwise)
         }
     }

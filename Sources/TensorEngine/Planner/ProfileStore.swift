@@ -8,8 +8,8 @@ import Foundation
 /// so an upgrade misses the cache instead of reusing stale numbers. An unreadable or corrupt file is
 /// ignored with a warning and replaced by the next calibration.
 package enum ProfileStore {
-    /// 2: profiles as rows of cost terms per cost class.
-    static let schemaVersion = 2
+    /// 3: profiles as rows of cost terms per cost class, and seconds per recorded operation.
+    static let schemaVersion = 3
 
     struct File: Codable {
         var schemaVersion: Int

@@ -12,12 +12,50 @@ package final class Engine: Sendable {
     package let backends: [any Backend]
     /// Backends that could not start, with the reason.
     package let unavailable: [(id: BackendID, reason: String)]
+    /// The profiles, and whether a first-use calibration is still to run (see ``profiles``).
+    private let profileState: Guarded<ProfileState>
+    /// Where calibrations are stored and read.
+    private let profileStore: URL
+
+    private enum ProfileState {
+        /// Stored or default profiles; some backend other than the naive one has no stored profile.
+        case uncalibrated([BackendID: DeviceProfile])
+        /// The first-use calibration is running; until it ends, planning uses these.
+        case calibrating([BackendID: DeviceProfile])
+        case ready([BackendID: DeviceProfile])
+    }
+
     /// The device profile of each available backend: stored by a calibration, else its default.
-    package let profiles: [BackendID: DeviceProfile]
+    ///
+    /// A backend with no stored profile (but the naive reference, whose default describes it) is
+    /// calibrated the first time profiles are needed, which is the first plan: about 2-3 s once
+    /// per machine and device, stored for later processes (``Calibration/calibrateOnFirstUse``).
+    /// `TENSORENGINE_CALIBRATION=off` keeps the defaults instead.
+    package var profiles: [BackendID: DeviceProfile] {
+        let (current, calibrateNow) = profileState.withLock { state -> ([BackendID: DeviceProfile], Bool) in
+            switch state {
+            case .uncalibrated(let profiles):
+                state = .calibrating(profiles)
+                return (profiles, true)
+            case .calibrating(let profiles), .ready(let profiles):
+                return (profiles, false)
+            }
+        }
+        guard calibrateNow else { return current }
+        let calibrated = Calibration.calibrateOnFirstUse(backends, current, store: profileStore)
+        profileState.withLock { $0 = .ready(calibrated) }
+        // Plans made with the defaults meanwhile are made again with the measured figures.
+        planCache.removeAll()
+        return calibrated
+    }
 
     /// An engine whose OpenCL backends use the entry points of `openCLLibrary` (the process's
-    /// library by default; tests pass a failed load to see the engine without OpenCL).
-    init(openCLLibrary: Result<OpenCLAPI, TensorError> = OpenCLLibrary.shared) {
+    /// library by default; tests pass a failed load to see the engine without OpenCL), with
+    /// profiles stored in `profileStore` and calibrated on first use as `calibration` says.
+    init(
+        openCLLibrary: Result<OpenCLAPI, TensorError> = OpenCLLibrary.shared,
+        profileStore: URL = ProfileStore.fileURL, calibration: Calibration.FirstUse = .configured
+    ) {
         var backends: [any Backend] = [NaiveBackend(), OpenBLASBackend()]
         var unavailable: [(id: BackendID, reason: String)] = []
         do throws(TensorError) {
@@ -27,12 +65,16 @@ package final class Engine: Sendable {
         }
         self.backends = backends
         self.unavailable = unavailable
-        let stored = ProfileStore.load()
+        self.profileStore = profileStore
+        let stored = ProfileStore.load(from: profileStore)
         var profiles: [BackendID: DeviceProfile] = [:]
+        var missing = false
         for backend in backends {
-            profiles[backend.id] = stored[ProfileStore.key(backend.id, backend.deviceName)] ?? backend.defaultProfile
+            let found = stored[ProfileStore.key(backend.id, backend.deviceName)]
+            profiles[backend.id] = found ?? backend.defaultProfile
+            if found == nil, Calibration.calibratesOnFirstUse(backend) { missing = true }
         }
-        self.profiles = profiles
+        profileState = Guarded(missing && calibration == .auto ? .uncalibrated(profiles) : .ready(profiles))
     }
 
     package func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }
@@ -64,10 +106,13 @@ package final class Engine: Sendable {
     }
 
     /// The policy in force: the task-local scope, else `TENSORENGINE_POLICY`, else `.all`.
+    ///
+    /// Read with `getenv` on every evaluation: `ProcessInfo.environment` copies the whole
+    /// environment into a dictionary each time, microseconds an evaluation of a tiny op paid.
     static func currentPolicy() throws(TensorError) -> ComputePolicy {
         if let scoped = ComputePolicy.scoped { return scoped }
-        if let name = ProcessInfo.processInfo.environment["TENSORENGINE_POLICY"], !name.isEmpty {
-            return try ComputePolicy(name: name)
+        if let raw = getenv("TENSORENGINE_POLICY"), raw.pointee != 0 {
+            return try ComputePolicy(name: String(cString: raw))
         }
         return .all
     }

@@ -154,3 +154,57 @@ struct CostModelTests {
         #expect(abs(flat.1 - 4) < 1e-9)
     }
 }
+
+/// The engine's own work in estimates, and the matrix·vector rate curve by rows.
+@Suite("Cost model: bookkeeping and few-row products")
+struct BookkeepingCostTests {
+    /// Every recorded operation pays the profile's seconds per operation, on top of its kernel's
+    /// roofline time; a fused region pays once per op it holds, and a view (no launch, no bytes)
+    /// pays only that.
+    @Test func operationsPayTheirBookkeeping() {
+        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 1, launch: 1e-6, link: nil)
+        profile.secondsPerOperation = 2e-6
+        let single = Cost(flops: 1e3, bytesRead: 0, bytesWritten: 0, launches: 1, operations: 1)
+        // 1e3 FLOPs at 1 GFLOP/s, one launch, one operation.
+        #expect(abs(profile.seconds(for: single, costClass: .elementwise) - (1e-6 + 1e-6 + 2e-6)) < 1e-15)
+        let fused = Cost(flops: 1e3, bytesRead: 0, bytesWritten: 0, launches: 1, operations: 10)
+        #expect(abs(profile.seconds(for: fused, costClass: .elementwise) - (1e-6 + 1e-6 + 20e-6)) < 1e-15)
+        #expect(profile.seconds(for: Cost(operations: 1), costClass: .movement) == 2e-6)
+        #expect((single + fused).operations == 11)
+    }
+
+    /// The planner counts one operation per op it places, and each op of a fused region.
+    @Test func plansCountOperations() throws {
+        let x = Tensor(shape: [4], scalars: [1, 2, 3, 4] as [Float])
+        let chain = ((x * 2 + 1).exp() - 3) * 0.5
+        let plan = try ComputePlan(for: [chain], policy: .only(.openblas))
+        let operations = plan.plan.steps.reduce(0.0) { $0 + $1.cost.operations }
+        // Five ops fused into one region, and the four views broadcasting their scalars to [4].
+        #expect(operations == 9, "\(plan.plan.steps.map(\.cost))")
+        #expect(plan.totalEstimatedSeconds >= plan.operations.reduce(0) { $0 + $1.estimatedCost.seconds })
+    }
+
+    /// A matrix·vector row with points at one and at twelve rows of a k×k matrix: a product with
+    /// a few rows takes the rate between them by its FLOPs, so more rows run faster per FLOP.
+    @Test func fewRowProductsInterpolateBetweenTheProbes() {
+        let k = 768.0
+        let one = RatePoint(flops: 2 * k * k, gflops: 10)
+        let twelve = RatePoint(flops: 2 * 12 * k * k, gflops: 60)
+        let row = CostTerms(gflops: [one, twelve], gbPerSecond: 1000, launchSeconds: 0)
+        // Four rows: log 4 / log 12 of the way from 10 to 60.
+        #expect(abs(row.gflops(forFLOPs: 2 * 4 * k * k) - (10 + 50 * log(4) / log(12))) < 1e-9)
+        #expect(row.gflops(forFLOPs: 2 * 15 * k * k) == 60, "past the twelve-row probe: flat")
+        let product = CostModelTests.cost(
+            .matmul, [CostModelTests.signature([12, 768]), CostModelTests.signature([768, 768])],
+            CostModelTests.signature([12, 768]))
+        #expect(product.costClass == .matrixVector)
+        #expect(product.cost.flops == twelve.flops)
+    }
+
+    /// `TENSORENGINE_CALIBRATION` turns the first-use calibration off with `off`, `0`, `no` or
+    /// `false` (any case); anything else leaves it on.
+    @Test func calibrationSettingParses() {
+        for off in ["off", "OFF", "0", "no", "False"] { #expect(Calibration.FirstUse(setting: off) == .off) }
+        for on in [nil, "", "auto", "on", "1", "yes"] { #expect(Calibration.FirstUse(setting: on) == .auto) }
+    }
+}

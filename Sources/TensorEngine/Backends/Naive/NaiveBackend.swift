@@ -15,7 +15,7 @@ package final class NaiveBackend: Backend {
     package var defaultProfile: DeviceProfile {
         .headline(
             backend: id, deviceName: deviceName, threads: 1, matmul: (0.3, nil, 0.3), matrixVector: 0.3, stream: 0.3,
-            reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil)
+            reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil, operation: 1e-6, evaluation: 3e-6)
     }
 
     package func upload(_ value: Value) throws(TensorError) -> Value { value }

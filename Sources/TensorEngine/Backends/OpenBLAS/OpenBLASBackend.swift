@@ -17,7 +17,7 @@ package final class OpenBLASBackend: Backend {
     /// Conservative figures for a 2-core x86-64 server.
     package var defaultProfile: DeviceProfile {
         .headline(backend: id, deviceName: deviceName, threads: Parallel.workers, matmul: (30, nil, 100), matrixVector: 8, stream: 12,
-                  reduction: 10, arithmetic: 20, launch: 1e-6, transfer: nil)
+                  reduction: 10, arithmetic: 20, launch: 1e-6, transfer: nil, operation: 1e-6, evaluation: 3e-6)
     }
 
     init() {

@@ -26,11 +26,11 @@ package final class OpenCLBackend: Backend {
             // ~5 GB/s, transcendental-heavy chains ~1 GFLOP/s, 20-120 µs launches, zero-copy
             // uploads and ~1-2 GB/s downloads into fresh host memory.
             return .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (8, nil, 20), matrixVector: 1, stream: 4,
-                             reduction: 3, arithmetic: 1, launch: 5e-5, transfer: 2)
+                             reduction: 3, arithmetic: 1, launch: 5e-5, transfer: 2, operation: 3e-6, evaluation: 3e-6)
         }
         // An uncalibrated GPU: figures well below any discrete GPU's, above any CPU device's.
         return .headline(backend: id, deviceName: deviceName, threads: 1, matmul: (50, nil, 500), matrixVector: 10, stream: 100,
-                         reduction: 50, arithmetic: 200, launch: 1e-5, transfer: 8)
+                         reduction: 50, arithmetic: 200, launch: 1e-5, transfer: 8, operation: 3e-6, evaluation: 3e-6)
     }
 
     /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default),

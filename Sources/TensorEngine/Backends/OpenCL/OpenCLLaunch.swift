@@ -40,9 +40,12 @@ extension OpenCLRuntime {
 
     /// The work-group size of 1-D elementwise launches: large on CPU devices, where each work-group
     /// costs a scheduling step (PoCL runs a group's items as one vectorised loop), 256 elsewhere.
-    /// `TENSORENGINE_OPENCL_STREAM_GROUP` overrides it for tuning runs.
+    /// `TENSORENGINE_OPENCL_STREAM_GROUP` overrides it for tuning runs (read with `getenv`: this
+    /// runs on every launch, and `ProcessInfo.environment` copies the whole environment).
     var streamGroupSize: Int {
-        if let text = ProcessInfo.processInfo.environment["TENSORENGINE_OPENCL_STREAM_GROUP"], let size = Int(text), size > 0 { return size }
+        if let raw = getenv("TENSORENGINE_OPENCL_STREAM_GROUP"), let size = Int(String(cString: raw)), size > 0 {
+            return size
+        }
         return device.type == .cpu ? 1024 : 256
     }
 

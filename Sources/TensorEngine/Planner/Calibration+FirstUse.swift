@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+
+extension Calibration {
+    /// Whether a process calibrates the devices it has no stored profile for on first use.
+    package enum FirstUse: Sendable, Equatable {
+        /// Calibrate on first use and store the profiles (the default).
+        case auto
+        /// Plan with the backends' default profiles.
+        case off
+
+        /// As `TENSORENGINE_CALIBRATION` says (see ``init(setting:)``); always off in debug builds,
+        /// whose unoptimised kernels would take many times as long to measure and describe no
+        /// build anyone times.
+        static var configured: FirstUse {
+            #if DEBUG
+            return .off
+            #else
+            return FirstUse(setting: ProcessInfo.processInfo.environment["TENSORENGINE_CALIBRATION"])
+            #endif
+        }
+
+        /// `off` (or `0`, `no`, `false`, in any case) keeps the defaults; anything else, or
+        /// nothing, calibrates on first use.
+        init(setting: String?) {
+            self = ["off", "0", "no", "false"].contains(setting?.lowercased() ?? "") ? .off : .auto
+        }
+    }
+
+    /// Whether a first-use calibration measures the backend: every one but the naive reference,
+    /// whose default profile describes its plain loops (it is the planner's last resort, never a
+    /// close choice) and whose probes would take most of the time.
+    static func calibratesOnFirstUse(_ backend: any Backend) -> Bool { backend.id != .naive }
+
+    /// Calibrates each backend of `backends` that `profiles` holds only by its default (and
+    /// ``calibratesOnFirstUse(_:)`` allows), stores the new profiles in `store`, and returns
+    /// `profiles` with them in place. Takes 2-3 s on a 2-core machine, once: later processes
+    /// read the stored profiles. A backend whose calibration fails keeps its default, and a store
+    /// that cannot be written keeps the profiles for this process only; both with a warning.
+    static func calibrateOnFirstUse(
+        _ backends: [any Backend], _ profiles: [BackendID: DeviceProfile], store: URL,
+        warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) -> [BackendID: DeviceProfile] {
+        let chosen = backends.filter { calibratesOnFirstUse($0) && profiles[$0.id]?.calibrated != true }
+        guard !chosen.isEmpty else { return profiles }
+        warn(
+            "tensorengine: measuring device profiles for the planner (once per device, a few seconds; "
+                + "TENSORENGINE_CALIBRATION=off skips it)")
+        var result = profiles
+        var measured: [DeviceProfile] = []
+        for backend in chosen {
+            do {
+                let profile = try calibrate(backend)
+                result[backend.id] = profile
+                measured.append(profile)
+            } catch {
+                warn("tensorengine: could not calibrate \(backend.id) (\(error.message)); planning with its defaults")
+            }
+        }
+        do {
+            try ProfileStore.save(measured, to: store)
+        } catch {
+            warn("tensorengine: could not store device profiles in \(store.path) (\(error.localizedDescription))")
+        }
+        return result
+    }
+
+    /// The engine's seconds per recorded operation and per evaluation on one backend, from a
+    /// chain of tiny ops recorded, planned through a plan cache, run and read back, as a loop of
+    /// small steps is: per operation, its time less a one-op chain's, per further op; per
+    /// evaluation, the one-op chain's time less that op and a launch (`launch`). The median of
+    /// runs of each, within a budget.
+    static func bookkeepingSeconds(
+        _ backend: any Backend, launch: Double, budget: Double = 0.3
+    ) throws(TensorError) -> (operation: Double, evaluation: Double) {
+        let start = try input([1], 16)
+        let planner = alone(backend)
+        let cache = PlanCache(capacity: 4)
+        func median(of count: Int) throws(TensorError) -> Double {
+            var samples: [Double] = []
+            let started = DispatchTime.now().uptimeNanoseconds
+            for run in 0...40 {
+                let begin = DispatchTime.now().uptimeNanoseconds
+                var chain = start
+                for step in 0..<count { chain = step % 2 == 0 ? chain * 1.0001 : chain + 0.0001 }
+                guard let node = chain.node else {
+                    throw chain.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
+                }
+                let (plan, _) = try planner.plan(targets: [node], cache: cache)
+                _ = try Executor(backends: [backend]).run(plan)
+                let end = DispatchTime.now().uptimeNanoseconds
+                if run > 0 { samples.append(Double(end - begin) / 1e9) }
+                if Double(end - started) / 1e9 > budget / 2, samples.count >= 5 { break }
+            }
+            samples.sort()
+            return samples[samples.count / 2]
+        }
+        let long = 200
+        let (many, one) = (try median(of: long), try median(of: 1))
+        let operation = Swift.max(0, many - one) / Double(long - 1)
+        return (operation, Swift.max(0, one - operation - launch))
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import TensorEngine
+
+/// An engine without stored profiles measures its devices the first time it plans, stores them,
+/// and a later engine reads them back without measuring again.
+@Suite("First-use calibration")
+struct FirstUseCalibrationTests {
+    /// An engine of the host backends only (OpenCL's library made missing), on its own store.
+    static func engine(store: URL, _ calibration: Calibration.FirstUse) -> Engine {
+        Engine(
+            openCLLibrary: OpenCLLibrary.load(path: "/nonexistent-tensorengine/libOpenCL.so.1"), profileStore: store,
+            calibration: calibration)
+    }
+
+    static func temporaryStore() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("first-use-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("profiles.json")
+    }
+
+    @Test func calibratesOnceAndStores() throws {
+        let store = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent()) }
+        let first = Self.engine(store: store, .auto)
+        let measured = first.profiles
+        let openblas = try #require(measured[.openblas])
+        #expect(openblas.calibrated)
+        #expect(openblas.secondsPerOperation > 0 && openblas.secondsPerOperation < 1e-3)
+        #expect(openblas.row(.matrixVector).gflops.count == 2, "one-row and few-row points")
+        #expect(measured[.naive]?.calibrated == false, "the reference keeps its default")
+        #expect(FileManager.default.fileExists(atPath: store.path))
+        // The stored profile is read back as it was measured: nothing is measured again.
+        let second = Self.engine(store: store, .auto)
+        #expect(second.profiles[.openblas] == openblas)
+    }
+
+    @Test func offKeepsTheDefaults() throws {
+        let store = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent()) }
+        let engine = Self.engine(store: store, .off)
+        #expect(engine.profiles[.openblas]?.calibrated == false)
+        #expect(!FileManager.default.fileExists(atPath: store.path))
+    }
+
+    /// A store that cannot be written keeps the measured profiles for this engine, with a warning.
+    @Test func anUnwritableStoreKeepsProfilesInMemory() throws {
+        let blocker = try Self.temporaryStore().deletingLastPathComponent().appendingPathComponent("file")
+        defer { try? FileManager.default.removeItem(at: blocker.deletingLastPathComponent()) }
+        try Data("not a folder".utf8).write(to: blocker)
+        var warnings: [String] = []
+        let profiles = Calibration.calibrateOnFirstUse(
+            [OpenBLASBackend()], [.openblas: OpenBLASBackend().defaultProfile],
+            store: blocker.appendingPathComponent("profiles.json")
+        ) { warnings.append($0) }
+        #expect(profiles[.openblas]?.calibrated == true)
+        #expect(warnings.contains { $0.contains("could not store") }, "\(warnings)")
+    }
+}
