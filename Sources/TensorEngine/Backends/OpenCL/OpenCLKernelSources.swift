@@ -16,11 +16,13 @@ enum KernelFamily: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// `TENSORENGINE_KERNELS_DIR`, read with `getenv`: kernels are fetched on every launch, and
+    /// `ProcessInfo.environment` copies the whole environment (19 µs with 39 variables).
+    static var kernelsDirectory: String? { getenv("TENSORENGINE_KERNELS_DIR").map { String(cString: $0) } }
+
     /// The text of `kernels/<name>.cl`: read from `directory` when given (by default the value of
     /// `TENSORENGINE_KERNELS_DIR`), else the copy embedded at build time.
-    static func file(
-        _ name: String, directory: String? = ProcessInfo.processInfo.environment["TENSORENGINE_KERNELS_DIR"]
-    ) throws(TensorError) -> String {
+    static func file(_ name: String, directory: String? = kernelsDirectory) throws(TensorError) -> String {
         if let directory, !directory.isEmpty {
             let url = URL(fileURLWithPath: directory).appendingPathComponent("\(name).cl")
             guard let text = try? String(contentsOf: url, encoding: .utf8) else {

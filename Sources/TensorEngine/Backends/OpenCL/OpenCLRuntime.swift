@@ -29,6 +29,16 @@ package final class OpenCLRuntime: @unchecked Sendable {
         let name: KernelName
     }
 
+    /// Kernels of the families' programs by family, name and options, so that a launch finds its
+    /// kernel without assembling and digesting the program's source (tens of microseconds).
+    private let familyKernels = Guarded<[FamilyKernelKey: CLKernel]>([:])
+
+    private struct FamilyKernelKey: Hashable {
+        let family: KernelFamily
+        let name: KernelName
+        let options: BuildOptions
+    }
+
     private static let registry = Guarded<[Int: OpenCLRuntime]>([:])
 
     /// The process's runtime for a device, created on first use (under a lock, so never twice).
@@ -72,7 +82,11 @@ package final class OpenCLRuntime: @unchecked Sendable {
 
     /// A kernel of a family's program built with `options`.
     func kernel(_ name: KernelName, family: KernelFamily, options: BuildOptions) throws(TensorError) -> CLKernel {
-        try kernel(name, source: try family.source, options: options)
+        let key = FamilyKernelKey(family: family, name: name, options: options)
+        if let kernel = familyKernels.withLock({ $0[key] }) { return kernel }
+        let kernel = try kernel(name, source: try family.source, options: options)
+        familyKernels.withLock { $0[key] = kernel }
+        return kernel
     }
 
     /// A kernel of the program built from `source` with `options`: from memory, else from the disk
