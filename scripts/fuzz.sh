@@ -48,7 +48,7 @@ for mode in finding trap; do
     selftest=.build-fuzz/selftest/$mode
     rm -rf "$selftest"
     mkdir -p "$selftest/corpus"
-    TENSORFUZZ_TARGET=selftest-$mode ASAN_OPTIONS=abort_on_error=1 "$binary" -runs=1 \
+    TENSORFUZZ_TARGET=selftest-$mode ASAN_OPTIONS=use_sigaltstack=0:abort_on_error=1 "$binary" -runs=1 \
         -artifact_prefix="$selftest/" "$selftest/corpus" > "$selftest.log" 2>&1 || true
     if ! ls "$selftest"/crash-* > /dev/null 2>&1; then
         echo "fuzz: a $mode in the fuzz target left no input (see $selftest.log)" >&2
@@ -67,7 +67,7 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target for ${seconds} s" >&2
     started=$SECONDS
     # Leak detection stays on; the graph target's OpenCL-free evaluation leaves nothing behind.
-    if TENSORFUZZ_TARGET=$target ASAN_OPTIONS=abort_on_error=1 "$binary" \
+    if TENSORFUZZ_TARGET=$target ASAN_OPTIONS=use_sigaltstack=0:abort_on_error=1 "$binary" \
         -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
         -artifact_prefix="$findings/" ${FUZZ_FLAGS:-} "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} > "$log" 2>&1; then
         result=ok
