@@ -117,26 +117,48 @@ package struct Layout: Sendable, Hashable {
     /// The buffer offset of every element, in row-major order of the shape.
     ///
     /// The clear, allocation-heavy way to walk a strided view: used by the naive backend and by
-    /// the slow paths of the others.
+    /// the slow paths of the others. Eight bytes per element: where the view is a broadcast to a
+    /// large result, walk it with ``offsetWalker()`` instead.
     package func elementOffsets() -> [Int] {
         let count = elementCount
         guard count > 0 else { return [] }
-        var result = [Int](repeating: 0, count: count)
-        var index = [Int](repeating: 0, count: rank)
-        var position = offset
-        for i in 0..<count {
-            result[i] = position
-            var axis = rank - 1
+        var walker = offsetWalker()
+        return (0..<count).map { _ in walker.next() }
+    }
+
+    /// A walk over the buffer offsets of the elements in row-major order, one at a time, in
+    /// memory of the rank's size whatever the element count.
+    package func offsetWalker() -> OffsetWalker { OffsetWalker(self) }
+
+    /// The offsets of a layout's elements in row-major order (``offsetWalker()``).
+    package struct OffsetWalker {
+        private let shape: [Int]
+        private let strides: [Int]
+        private var index: [Int]
+        private var position: Int
+
+        init(_ layout: Layout) {
+            shape = layout.shape
+            strides = layout.strides
+            index = [Int](repeating: 0, count: layout.rank)
+            position = layout.offset
+        }
+
+        /// The current element's offset; then moves to the next element (past the last one, it
+        /// starts again at the first).
+        package mutating func next() -> Int {
+            let current = position
+            var axis = shape.count - 1
             while axis >= 0 {
                 index[axis] += 1
-                position += strides[axis]
+                position &+= strides[axis]
                 if index[axis] < shape[axis] { break }
-                position -= strides[axis] * shape[axis]
+                position &-= strides[axis] &* shape[axis]
                 index[axis] = 0
                 axis -= 1
             }
+            return current
         }
-        return result
     }
 
     /// The smallest and largest element offsets the layout touches, or `nil` when it is empty.

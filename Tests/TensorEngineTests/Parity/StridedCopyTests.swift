@@ -36,3 +36,26 @@ struct StridedCopyTests {
         check(UInt32.self)
     }
 }
+
+/// The walk over a layout's element offsets, against offsets worked out by hand.
+@Suite("Layout offsets")
+struct LayoutOffsetTests {
+    /// A broadcast view ([3] repeated over 2 rows: stride 0), a reversed one (negative stride from
+    /// an offset) and a transposed one, each walked twice round: the walk starts again at the first
+    /// element after the last.
+    @Test func walksBroadcastReversedAndTransposedViews() {
+        let cases: [(Layout, [Int])] = [
+            (Layout(shape: [2, 3], strides: [0, 1], offset: 4), [4, 5, 6, 4, 5, 6]),
+            (Layout(shape: [4], strides: [-2], offset: 7), [7, 5, 3, 1]),
+            (Layout(shape: [3, 2], strides: [1, 3], offset: 0), [0, 3, 1, 4, 2, 5]),
+            (Layout(shape: [], strides: [], offset: 9), [9]),
+        ]
+        for (layout, expected) in cases {
+            var walker = layout.offsetWalker()
+            let twice = (0..<(2 * expected.count)).map { _ in walker.next() }
+            #expect(twice == expected + expected, "\(layout)")
+            #expect(layout.elementOffsets() == expected)
+        }
+        #expect(Layout(shape: [0, 5], strides: [5, 1], offset: 0).elementOffsets().isEmpty)
+    }
+}

@@ -79,7 +79,8 @@ package final class NaiveBackend: Backend {
         let compiled = ScalarEvaluator.compile(op.elementwiseExpression.typed(operands: inputs.map(\.scalarType)))
         var elements: [HostElements] = []
         for input in inputs { elements.append(try HostElements(input)) }
-        let offsets = inputs.map { $0.layout.elementOffsets() }
+        // Walked, not listed: a broadcast operand of a large result would list as many offsets.
+        var walkers = inputs.map { $0.layout.offsetWalker() }
         let isFloat = inputs.map(\.scalarType.isFloatingPoint)
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: max(1, inputs.count))
         let integers = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, inputs.count))
@@ -90,7 +91,7 @@ package final class NaiveBackend: Backend {
         let registers = ScalarEvaluator.Registers(floats: floats, integers: integers)
         for index in 0..<output.elementCount {
             for operand in inputs.indices {
-                let offset = offsets[operand][index]
+                let offset = walkers[operand].next()
                 if isFloat[operand] {
                     floats[operand] = elements[operand].float(offset)
                 } else {
@@ -109,7 +110,8 @@ package final class NaiveBackend: Backend {
     func copy(_ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, out) = try allocate(output, for: "contiguous")
         let x = try HostElements(input)
-        for (index, offset) in input.layout.elementOffsets().enumerated() { out.copy(from: x, offset, to: index) }
+        var walker = input.layout.offsetWalker()
+        for index in 0..<output.elementCount { out.copy(from: x, walker.next(), to: index) }
         return result
     }
 
