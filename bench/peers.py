@@ -208,6 +208,22 @@ def input_shapes(name):
     return table[name]
 
 
+def made_inputs(np, name):
+    """A kernel workload's inputs as NumPy arrays (seeded, the same for every peer)."""
+    rng = np.random.default_rng(1)
+    made = []
+    for shape, scale in input_shapes(name):
+        if shape == "ones":
+            made.append(np.ones(scale, dtype=np.float32))
+        elif shape == "zeros":
+            made.append(np.zeros(scale, dtype=np.float32))
+        elif shape == "scalar":
+            made.append(np.array(scale, dtype=np.float32))
+        else:
+            made.append((rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)))
+    return made
+
+
 class NumPyPeer:
     name = "numpy"
     note = "bert-layer's GELU uses the tanh approximation (NumPy has no erf)"
@@ -222,19 +238,7 @@ class NumPyPeer:
             raise Unsupported("unsupported", "sentence embedding runs through sentence-transformers on PyTorch (the torch row)")
         if onnx_workload(name) or onnx_file(name):
             raise Unsupported("unsupported", "ONNX models run through onnxruntime (the onnxruntime row)")
-        np = self.np
-        rng = np.random.default_rng(1)
-        made = []
-        for shape, scale in input_shapes(name):
-            if shape == "ones":
-                made.append(np.ones(scale, dtype=np.float32))
-            elif shape == "zeros":
-                made.append(np.zeros(scale, dtype=np.float32))
-            elif shape == "scalar":
-                made.append(np.array(scale, dtype=np.float32))
-            else:
-                made.append((rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)))
-        return made
+        return made_inputs(self.np, name)
 
     def softmax(self, x):
         e = self.np.exp(x - x.max(axis=-1, keepdims=True))
@@ -531,7 +535,7 @@ class OnnxRuntimePeer:
             raise Unsupported("unsupported", "sentence embedding runs through sentence-transformers on PyTorch "
                                              "(onnx-minilm-l6-* is the same model in onnxruntime)")
         session = self.ort.InferenceSession(model.SerializeToString(), self.options(), providers=["CPUExecutionProvider"])
-        arrays = NumPyPeer.inputs(self, name)
+        arrays = made_inputs(self.np, name)
         names = [declared.name for declared in session.get_inputs()]
         return [session, dict(zip(names, arrays))]
 
