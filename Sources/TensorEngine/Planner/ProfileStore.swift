@@ -49,12 +49,12 @@ package enum ProfileStore {
         do {
             let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
             guard file.schemaVersion == schemaVersion else {
-                warn("tensorengine: ignoring device profiles in \(url.path): schema \(file.schemaVersion), expected \(schemaVersion); run `tensorplan calibrate`")
+                warn("tensorengine: ignoring device profiles in \(url.path): schema \(file.schemaVersion), expected \(schemaVersion); they are measured again on first use, or by `tensorplan calibrate`")
                 return [:]
             }
             return file.profiles
         } catch {
-            warn("tensorengine: ignoring unreadable device profiles in \(url.path) (\(error.localizedDescription)); run `tensorplan calibrate` to replace them")
+            warn("tensorengine: ignoring unreadable device profiles in \(url.path) (\(error.localizedDescription)); the first-use calibration or `tensorplan calibrate` replaces them")
             return [:]
         }
     }
