@@ -11,6 +11,9 @@ import Foundation
 import TensorEngine
 import TensorEngineChecks
 
+// The cblas_sgemm rows run the kernels the engine's openblas backend runs.
+OpenBLASCore.selectWidestKernels()
+
 func sgemmGFLOPS(_ n: Int, repetitions: Int) -> Double {
     let a = [Float](repeating: 0.5, count: n * n)
     let b = [Float](repeating: 0.25, count: n * n)

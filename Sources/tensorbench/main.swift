@@ -3,8 +3,9 @@ import TensorBenchCore
 import TensorEngine
 import TensorEngineChecks
 
-// OpenBLAS picks its kernels when it loads; a CPU it does not know gets slow generic ones.
-OpenBLASCore.restartWithBetterKernelsIfNeeded()
+// OpenBLAS's own choice of kernels can be narrower than the CPU's; the engine widens it before its
+// first product, and the bare BLAS rows must run the same kernels, whichever row comes first.
+OpenBLASCore.selectWidestKernels()
 
 // tensorbench: parses the command line, measures (or loads) a report, and prints and writes it.
 // Exit status: 0 success, 1 a run or file failure, 2 a bad command line.

@@ -1,9 +1,6 @@
 import Foundation
 import TensorEngine
 
-// OpenBLAS picks its kernels when it loads; a CPU it does not know gets slow generic ones.
-OpenBLASCore.restartWithBetterKernelsIfNeeded()
-
 // tensorembed: sentence embeddings with all-MiniLM-L6-v2 (or another BERT model folder in
 // sentence-transformers' layout). Reads sentences, one per line, from standard input.
 

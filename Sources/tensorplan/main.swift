@@ -2,9 +2,6 @@ import Foundation
 import TensorEngine
 import TensorEngineChecks
 
-// OpenBLAS picks its kernels when it loads; a CPU it does not know gets slow generic ones.
-OpenBLASCore.restartWithBetterKernelsIfNeeded()
-
 /// `tensorplan`: dumps the compute plan of any named workload, calibrates device profiles, and
 /// lists backends. Hand-written argument parsing (no outside packages are used).
 let usage = """

@@ -1,9 +1,6 @@
 import Foundation
 import TensorEngine
 
-// OpenBLAS picks its kernels when it loads; a CPU it does not know gets slow generic ones.
-OpenBLASCore.restartWithBetterKernelsIfNeeded()
-
 // `tensorrun`: runs an ONNX model on `.npy` inputs and writes each output as `.npy`.
 // Hand-written argument parsing (no outside packages are used).
 let usage = """

@@ -9,9 +9,10 @@ import COpenBLAS
 /// BERT projection at batch 1) took 0.54 ms with 2 OpenBLAS threads and 0.16 ms with one, and
 /// `[704, 384] · [384, 384]` 5.5 ms against 2.9 ms. Pieces run through `concurrentPerform`
 /// instead: a worker that is not scheduled leaves its pieces to the others, so the product
-/// degrades to one core's speed instead of below it. Products of at least
-/// ``libraryThreadingMultiplyAdds`` keep OpenBLAS's threads, which share the packed operand
-/// (each piece packs its own copy of the operand it does not split).
+/// degrades to one core's speed instead of below it. With OpenBLAS's `sgemm`, products of at
+/// least ``libraryThreadingMultiplyAdds`` keep OpenBLAS's threads, which share the packed operand
+/// (each piece packs its own copy of the operand it does not split); the engine's own product
+/// kernel (``HostProducts``) is single-threaded, so its products are always cut into pieces.
 struct MatmulSplit: Equatable {
     /// The dimension cut into pieces.
     enum Axis: Equatable {
@@ -49,9 +50,12 @@ struct MatmulSplit: Equatable {
     /// The thread count OpenBLAS gets for the calls.
     let libraryThreads: Int
 
-    init(batches: Int, m: Int, n: Int, k: Int, workers: Int = Parallel.workers) {
+    init(batches: Int, m: Int, n: Int, k: Int, workers: Int = Parallel.workers,
+         kernel: HostProducts.Kernel = HostProducts.kernel) {
         let multiplyAdds = batches * m * n * k
-        let libraryThreaded = multiplyAdds >= Self.libraryThreadingMultiplyAdds
+        // Matrix·vector products (one row or column) are OpenBLAS's `sgemv` or the backend's loop.
+        let libraryProduct = kernel == .openBLAS || min(m, n) == 1
+        let libraryThreaded = libraryProduct && multiplyAdds >= Self.libraryThreadingMultiplyAdds
             || (min(m, n) == 1 && multiplyAdds >= Self.libraryThreadingMatrixVectorMultiplyAdds)
         if batches == 1 && libraryThreaded {
             self.init(axis: .rows, extent: m, parts: 1, alignment: 1, libraryThreads: workers)
@@ -60,10 +64,15 @@ struct MatmulSplit: Equatable {
         let wanted = max(1, min(workers * Self.piecesPerWorker, multiplyAdds / Self.minimumMultiplyAddsPerPiece))
         if batches > 1 {
             self.init(axis: .batch, extent: batches, parts: min(wanted, batches), alignment: 1, libraryThreads: 1)
-        } else if m >= n {
+        } else if m >= n || (!libraryProduct && m >= Self.tile * wanted) {
+            // The engine's kernel shares one packed B between row pieces, and each column piece
+            // would pack all of A: rows whenever every piece gets a tile's worth of them.
             self.init(axis: .rows, extent: m, parts: min(wanted, max(1, m / Self.tile)), alignment: Self.tile, libraryThreads: 1)
         } else {
-            self.init(axis: .columns, extent: n, parts: min(wanted, max(1, n / Self.tile)), alignment: Self.tile, libraryThreads: 1)
+            // Whole 32-column tiles of the engine's kernel per piece.
+            let columnTile = libraryProduct ? Self.tile : 2 * Self.tile
+            self.init(axis: .columns, extent: n, parts: min(wanted, max(1, n / columnTile)), alignment: columnTile,
+                      libraryThreads: 1)
         }
     }
 

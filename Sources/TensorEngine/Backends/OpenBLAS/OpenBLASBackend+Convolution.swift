@@ -69,10 +69,13 @@ extension OpenBLASBackend {
         let rowsPerBlock = Swift.max(1, Swift.min(rowsTotal, (1 << 21) / Swift.max(1, reduction * width)))
         let planes = batch * groups
         let multiplyAdds = Double(planes) * Double(outPerGroup) * Double(outCount) * Double(reduction)
-        // As MatmulSplit decides for products: large ones keep OpenBLAS's threads (one block
-        // after another, each im2col by all cores); the others are cut into pieces of output rows,
+        // As MatmulSplit decides for products: large ones computed by OpenBLAS's `sgemm` keep its
+        // threads (one block after another, each im2col by all cores); the others, and every one
+        // the engine's own kernel computes (HostProducts), are cut into pieces of output rows,
         // each task its own im2col and a single-threaded product, so no BLAS thread waits spinning.
-        let libraryThreaded = multiplyAdds >= Double(MatmulSplit.libraryThreadingMultiplyAdds) || Parallel.workers == 1
+        let libraryThreaded =
+            HostProducts.kernel == .openBLAS && multiplyAdds >= Double(MatmulSplit.libraryThreadingMultiplyAdds)
+            || Parallel.workers == 1
         let wanted =
             libraryThreaded
             ? 1
@@ -112,10 +115,9 @@ extension OpenBLASBackend {
                         source = UnsafePointer(columns)
                         leading = columnsWidth
                     }
-                    cblas_sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(outPerGroup), Int32(columnsWidth),
-                        Int32(reduction),
-                        1, filters, Int32(reduction), source, Int32(leading), 1, result, Int32(outCount))
+                    HostProducts.multiply(
+                        transposeA: false, transposeB: false, m: outPerGroup, n: columnsWidth, k: reduction,
+                        filters, lda: reduction, source, ldb: leading, result, ldc: outCount, accumulate: true)
                 }
             }
         }

@@ -58,6 +58,14 @@ extension OpenBLASBackend {
             return result
         }
         let split = MatmulSplit(batches: offsets.count, m: m, n: n, k: k)
+        if offsets.count == 1,
+            try HostProducts.multiplySharingPackedB(
+                transposeA: x.transposed, transposeB: y.transposed, m: m, n: n, k: k, x.pointer + offsets[0].0,
+                lda: x.leading, y.pointer + offsets[0].1, ldb: y.leading, out, ldc: n, accumulate: false, split: split)
+        {
+            withExtendedLifetime((left, right)) {}
+            return result
+        }
         BLASThreads.use(split.libraryThreads)
         Parallel.forEachRange(split.extent, parts: split.parts, alignment: split.alignment) { range in
             switch split.axis {
@@ -84,8 +92,9 @@ extension OpenBLASBackend {
         return result
     }
 
-    /// One product `C[m, n] = A[m, k] · B[k, n]` with C's rows `ldc` apart: `sgemm`, or a
-    /// vector·matrix loop when m is 1, `sgemv` when n is 1, or `sdot` when both are.
+    /// One product `C[m, n] = A[m, k] · B[k, n]` with C's rows `ldc` apart: a general product
+    /// (``HostProducts``), or a vector·matrix loop when m is 1, `sgemv` when n is 1, or `sdot`
+    /// when both are.
     private static func product(_ x: MatrixOperand, _ pa: UnsafePointer<Float>, _ y: MatrixOperand, _ pb: UnsafePointer<Float>,
                                 _ c: UnsafeMutablePointer<Float>, m: Int, n: Int, k: Int, ldc: Int) {
         if m == 1 && n == 1 {
@@ -101,8 +110,8 @@ extension OpenBLASBackend {
             cblas_sgemv(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, Int32(x.transposed ? k : m), Int32(x.transposed ? m : k),
                         1, pa, Int32(x.leading), pb, Int32(incB), 0, c, Int32(ldc))
         } else {
-            cblas_sgemm(CblasRowMajor, x.transposed ? CblasTrans : CblasNoTrans, y.transposed ? CblasTrans : CblasNoTrans,
-                        Int32(m), Int32(n), Int32(k), 1, pa, Int32(x.leading), pb, Int32(y.leading), 0, c, Int32(ldc))
+            HostProducts.multiply(transposeA: x.transposed, transposeB: y.transposed, m: m, n: n, k: k,
+                                  pa, lda: x.leading, pb, ldb: y.leading, c, ldc: ldc, accumulate: false)
         }
     }
 

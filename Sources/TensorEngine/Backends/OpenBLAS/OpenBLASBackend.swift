@@ -21,6 +21,7 @@ package final class OpenBLASBackend: Backend {
     }
 
     init() {
+        OpenBLASCore.selectWidestKernels()
         // One BLAS thread per core; the Swift kernels never run beside a BLAS call in one
         // evaluation, so the two pools do not oversubscribe the cores.
         openblas_set_num_threads(Int32(Parallel.workers))

@@ -1,0 +1,379 @@
+// Single-precision matrix products with AVX-512: a packed, register-blocked micro-kernel in the
+// style of GotoBLAS/BLIS, for CPUs whose AVX-512 units OpenBLAS's chosen kernels leave idle (see
+// docs/TUNING.md, "Matrix products"). Header-only like intrinsics.h: the Clang importer compiles
+// it into its Swift callers. Every function carries its own target attribute, so the rest of the
+// build keeps its baseline; callers check the CPU's flags before calling (`te_sgemm_avx512`).
+//
+// C = A·B (or C += A·B) for row-major C, with A and B each row-major or transposed. One call is
+// single-threaded; the caller splits rows or columns across its workers.
+#ifndef TENSORENGINE_PRODUCTS_H
+#define TENSORENGINE_PRODUCTS_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TE_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")))
+
+/// Sixteen floats (one zmm register), and the same type at float alignment for unaligned access.
+typedef float te_float16 __attribute__((ext_vector_type(16)));
+typedef float te_float16u __attribute__((ext_vector_type(16), aligned(4)));
+
+/// Rows of A per micro-tile (at most), columns of B per micro-tile, and the cache blocks: a packed
+/// B panel of TE_KC × 32 floats (32 KiB) stays in L1 while every A tile of a TE_MC-row block
+/// (96 KiB) streams past it from L2.
+enum { TE_MR = 12, TE_NR = 32, TE_KC = 256, TE_MC = 96 };
+
+/// The steps of k per block: at most TE_KC, the blocks of near-equal depth (784: 4 × 196, not
+/// 3 × 256 + 16, whose last block would load and store C for 16 steps).
+static inline long te_depth_block(long k) {
+    const long blocks = (k + TE_KC - 1) / TE_KC;
+    return blocks > 0 ? (k + blocks - 1) / blocks : 1;
+}
+
+/// The micro-kernel: a tile of `rows` ≤ TE_MR rows and 32 columns, over `depth` steps of k.
+/// `a` is packed as [depth][rows]; row k of B starts `bStride` floats after row k-1 (32 for a
+/// packed panel, ldb for B read in place). The tile goes to `c` (rows `ldc` apart), replacing
+/// or added to what is there; `columns` < 32 stores only the first columns.
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_tile(const int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
+        int accumulate) {
+    // The loops over rows are unrolled whatever the optimisation level (the Clang importer may
+    // compile for size), so that the 2 × rows sums stay in registers.
+    te_float16 sum[TE_MR][2];
+#pragma clang loop unroll(full)
+    for (int r = 0; r < rows; r++) { sum[r][0] = 0; sum[r][1] = 0; }
+    for (long p = 0; p < depth; p++) {
+        te_float16 b0 = *(const te_float16u *)(b + p * bStride);
+        te_float16 b1 = *(const te_float16u *)(b + p * bStride + 16);
+#pragma clang loop unroll(full)
+        for (int r = 0; r < rows; r++) {
+            te_float16 x = a[p * rows + r];
+            sum[r][0] = __builtin_elementwise_fma(x, b0, sum[r][0]);
+            sum[r][1] = __builtin_elementwise_fma(x, b1, sum[r][1]);
+        }
+    }
+    if (columns == TE_NR) {
+#pragma clang loop unroll(full)
+        for (int r = 0; r < rows; r++) {
+            te_float16u *out0 = (te_float16u *)(c + r * ldc), *out1 = (te_float16u *)(c + r * ldc + 16);
+            if (accumulate) { *out0 += sum[r][0]; *out1 += sum[r][1]; }
+            else { *out0 = sum[r][0]; *out1 = sum[r][1]; }
+        }
+        return;
+    }
+    for (int r = 0; r < rows; r++) {
+        float line[TE_NR];
+        *(te_float16u *)line = sum[r][0];
+        *(te_float16u *)(line + 16) = sum[r][1];
+        for (long j = 0; j < columns; j++) c[r * ldc + j] = accumulate ? c[r * ldc + j] + line[j] : line[j];
+    }
+}
+
+/// The micro-kernel for each row count, so that every loop over rows is unrolled.
+static TE_AVX512 void
+te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
+             int accumulate) {
+    switch (rows) {
+    case 12: te_tile(12, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 11: te_tile(11, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 10: te_tile(10, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 9: te_tile(9, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 8: te_tile(8, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 7: te_tile(7, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 6: te_tile(6, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 5: te_tile(5, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 4: te_tile(4, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 3: te_tile(3, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    case 2: te_tile(2, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    default: te_tile(1, depth, a, b, bStride, c, ldc, columns, accumulate); break;
+    }
+}
+
+/// Packs rows [0, rows) and steps [0, depth) of A (element (i, p) at a[i*rowStride + p*depthStride])
+/// as [depth][rows].
+static TE_AVX512 void
+te_pack_a(const float *a, long rowStride, long depthStride, int rows, long depth, float *packed) {
+    for (long p = 0; p < depth; p++)
+        for (int i = 0; i < rows; i++) packed[p * rows + i] = a[i * rowStride + p * depthStride];
+}
+
+/// The transpose of the 16 × 16 block whose rows are `row[0...15]`: `column[q]` holds element q of
+/// every row. Four rounds of shuffles (32-bit, 64-bit, then 128-bit lanes twice).
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_transpose16(const te_float16 row[16], te_float16 column[16]) {
+    te_float16 t[16], u[16], v[16];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = __builtin_shufflevector(row[i], row[i + 1], 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+        t[i + 1] = __builtin_shufflevector(row[i], row[i + 1], 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+    }
+    // Per group of four rows g: u[4g + c] holds, in 128-bit lane L, column 4L + c of the group's rows.
+#pragma clang loop unroll(full)
+    for (int g = 0; g < 16; g += 4) {
+#pragma clang loop unroll(full)
+        for (int h = 0; h < 2; h++) {
+            u[g + h * 2] = __builtin_shufflevector(t[g + h], t[g + 2 + h], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+            u[g + h * 2 + 1] = __builtin_shufflevector(t[g + h], t[g + 2 + h], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+        }
+    }
+    // Lanes 0 and 2 (even) or 1 and 3 (odd) of groups 0 and 1, and of groups 2 and 3.
+#pragma clang loop unroll(full)
+    for (int c = 0; c < 4; c++) {
+#pragma clang loop unroll(full)
+        for (int pair = 0; pair < 2; pair++) {
+            const te_float16 x = u[pair * 8 + c], y = u[pair * 8 + 4 + c];
+            v[pair * 8 + c] = __builtin_shufflevector(x, y, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+            v[pair * 8 + 4 + c] = __builtin_shufflevector(x, y, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int c = 0; c < 4; c++) {
+#pragma clang loop unroll(full)
+        for (int odd = 0; odd < 2; odd++) {
+            const te_float16 x = v[odd * 4 + c], y = v[8 + odd * 4 + c];
+            column[4 * odd + c] = __builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+            column[8 + 4 * odd + c] = __builtin_shufflevector(x, y, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+        }
+    }
+}
+
+/// Packs steps [0, depth) and columns [0, columns ≤ 32) of B (element (p, j) at
+/// b[p*depthStride + j*columnStride]) as [depth][32], zero beyond `columns`.
+static TE_AVX512 void
+te_pack_b(const float *b, long depthStride, long columnStride, long depth, long columns, float *packed) {
+    if (columnStride == 1 && columns == TE_NR) {
+        for (long p = 0; p < depth; p++) {
+            *(te_float16u *)(packed + p * TE_NR) = *(const te_float16u *)(b + p * depthStride);
+            *(te_float16u *)(packed + p * TE_NR + 16) = *(const te_float16u *)(b + p * depthStride + 16);
+        }
+        return;
+    }
+    long p0 = 0;
+    if (depthStride == 1 && columns == TE_NR) {
+        // B stored transposed: each column of B is a contiguous row; 16 × 16 blocks transposed
+        // in registers.
+        for (; p0 + 16 <= depth; p0 += 16) {
+            for (int half = 0; half < 2; half++) {
+                te_float16 rows[16], columns16[16];
+#pragma clang loop unroll(full)
+                for (int r = 0; r < 16; r++) rows[r] = *(const te_float16u *)(b + (half * 16 + r) * columnStride + p0);
+                te_transpose16(rows, columns16);
+#pragma clang loop unroll(full)
+                for (int q = 0; q < 16; q++) *(te_float16u *)(packed + (p0 + q) * TE_NR + half * 16) = columns16[q];
+            }
+        }
+    }
+    for (long p = p0; p < depth; p++)
+        for (long j = 0; j < TE_NR; j++) packed[p * TE_NR + j] = j < columns ? b[p * depthStride + j * columnStride] : 0;
+}
+
+/// The sum of a vector's 16 lanes, by halves.
+static inline __attribute__((always_inline)) TE_AVX512 float te_sum16(te_float16 v) {
+    typedef float te_float8v __attribute__((ext_vector_type(8)));
+    typedef float te_float4v __attribute__((ext_vector_type(4)));
+    te_float8v h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) + __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+    te_float4v q = __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
+    return (q.x + q.z) + (q.y + q.w);
+}
+
+/// A tile of `rows` ≤ TE_MR rows of C and `columns` ≤ 2 columns, each a dot product of a row of A
+/// (rows `lda` apart, contiguous along k) and a row of B stored transposed (rows `ldb` apart).
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_dot_tile(const int rows, const int columns, long k, const float *a, long lda, const float *b, long ldb, float *c,
+            long ldc, int accumulate) {
+    te_float16 sum[TE_MR][2];
+#pragma clang loop unroll(full)
+    for (int r = 0; r < rows; r++) { sum[r][0] = 0; sum[r][1] = 0; }
+    long p = 0;
+    for (; p + 16 <= k; p += 16) {
+        const te_float16 y0 = *(const te_float16u *)(b + p);
+        const te_float16 y1 = columns > 1 ? *(const te_float16u *)(b + ldb + p) : y0;
+#pragma clang loop unroll(full)
+        for (int r = 0; r < rows; r++) {
+            const te_float16 x = *(const te_float16u *)(a + r * lda + p);
+            sum[r][0] = __builtin_elementwise_fma(x, y0, sum[r][0]);
+            if (columns > 1) sum[r][1] = __builtin_elementwise_fma(x, y1, sum[r][1]);
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int r = 0; r < rows; r++) {
+        for (int j = 0; j < columns; j++) {
+            float total = te_sum16(sum[r][j]);
+            for (long q = p; q < k; q++) total += a[r * lda + q] * b[j * ldb + q];
+            c[r * ldc + j] = accumulate ? c[r * ldc + j] + total : total;
+        }
+    }
+}
+
+/// C[m, n] = A·Bᵀ-stored B, for few rows of row-major A and B stored transposed (a weight in
+/// PyTorch's [out, in] layout): dot products that read B once per 12 rows of A, where packing B
+/// would cost as much as the arithmetic.
+static TE_AVX512 void
+te_sgemm_dots(long m, long n, long k, const float *a, long lda, const float *b, long ldb, float *c, long ldc,
+              int accumulate) {
+#define TE_DOT_CASE(R)                                                                                   \
+    case R:                                                                                              \
+        if (columns == 2) te_dot_tile(R, 2, depth, x, lda, y, ldb, out, ldc, add);                       \
+        else te_dot_tile(R, 1, depth, x, lda, y, ldb, out, ldc, add);                                    \
+        break;
+    // Steps of k in blocks of 512, so that 12 rows of A (24 KiB) stay in L1.
+    for (long p0 = 0; p0 < k; p0 += 512) {
+        const long depth = k - p0 < 512 ? k - p0 : 512;
+        const int add = accumulate || p0 > 0;
+        for (long i0 = 0; i0 < m; i0 += TE_MR) {
+            const int rows = (int)(m - i0 < TE_MR ? m - i0 : TE_MR);
+            for (long j = 0; j < n; j += 2) {
+                const int columns = n - j < 2 ? 1 : 2;
+                const float *x = a + i0 * lda + p0, *y = b + j * ldb + p0;
+                float *out = c + i0 * ldc + j;
+                switch (rows) {
+                    TE_DOT_CASE(12) TE_DOT_CASE(11) TE_DOT_CASE(10) TE_DOT_CASE(9) TE_DOT_CASE(8) TE_DOT_CASE(7)
+                    TE_DOT_CASE(6) TE_DOT_CASE(5) TE_DOT_CASE(4) TE_DOT_CASE(3) TE_DOT_CASE(2)
+                    default: TE_DOT_CASE(1)
+                }
+            }
+        }
+    }
+#undef TE_DOT_CASE
+}
+
+/// Floats in B packed whole for ``te_sgemm_packed``: k × n rounded up to whole 32-column panels.
+static inline long te_packed_b_floats(long k, long n) { return k * ((n + TE_NR - 1) / TE_NR * TE_NR); }
+
+/// Packs the 32-column panels [firstPanel, endPanel) of B [k, n] (row-major with rows `ldb` apart,
+/// or stored transposed) into `packed`, laid out by blocks of `te_depth_block(k)` steps of k: within
+/// the block that starts at step p0 (depth: the block's steps), panel t is at
+/// packed + p0 * roundup(n, 32) + t * 32 * depth, as [depth][32], zero beyond column n. Panels are
+/// independent, so workers may pack disjoint ranges of them.
+static TE_AVX512 void
+te_pack_b_panels(int transposeB, long k, long n, const float *b, long ldb, float *packed, long firstPanel,
+                 long endPanel) {
+    const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
+    const long depthStride = transposeB ? 1 : ldb, columnStride = transposeB ? ldb : 1;
+    const long kb = te_depth_block(k);
+    for (long p0 = 0; p0 < k; p0 += kb) {
+        const long depth = k - p0 < kb ? k - p0 : kb;
+        for (long t = firstPanel; t < endPanel; t++) {
+            const long j = t * TE_NR, width = n - j < TE_NR ? n - j : TE_NR;
+            te_pack_b(b + p0 * depthStride + j * columnStride, depthStride, columnStride, depth, width,
+                      packed + p0 * padded + t * TE_NR * depth);
+        }
+    }
+}
+
+/// The rows of C a block of A covers, cut into tiles of near-equal height (15 rows: 8 + 7), each
+/// packed as [depth][rows] at packed + offsets[t] * depth. Returns the number of tiles.
+static TE_AVX512 long
+te_pack_a_block(const float *a, long aRow, long aDepth, long block, long depth, float *packed, long *offsets) {
+    const long tiles = (block + TE_MR - 1) / TE_MR;
+    long start = 0;
+    for (long t = 0; t < tiles; t++) {
+        offsets[t] = start;
+        const int rows = (int)((block - start + (tiles - t) - 1) / (tiles - t));
+        te_pack_a(a + start * aRow, aRow, aDepth, rows, depth, packed + start * depth);
+        start += rows;
+    }
+    offsets[tiles] = block;
+    return tiles;
+}
+
+/// Packing space for A: TE_MC rows by TE_KC steps, on the stack (24 KiB of tiles at a time would
+/// not pay an allocation).
+enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC };
+
+/// C[m, columns j0..<j1] = A[m, k] · B[k, j0..<j1] (or += when `accumulate`), single-threaded, with
+/// B packed whole by ``te_pack_b_panels`` (`n`: B's full width; j0 a multiple of 32). A is
+/// row-major with rows `lda` apart, or stored transposed. Workers share one packed B and take
+/// disjoint rows or panels of C.
+static TE_AVX512 void
+te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedB, long j0,
+                long j1, float *c, long ldc, int accumulate) {
+    const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
+    const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
+    float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
+    long offsets[TE_MC / TE_MR + 1];
+    const long kb = te_depth_block(k);
+    for (long p0 = 0; p0 < k; p0 += kb) {
+        const long depth = k - p0 < kb ? k - p0 : kb;
+        const int add = accumulate || p0 > 0;
+        for (long i0 = 0; i0 < m; i0 += TE_MC) {
+            const long block = m - i0 < TE_MC ? m - i0 : TE_MC;
+            const long tiles = te_pack_a_block(a + i0 * aRow + p0 * aDepth, aRow, aDepth, block, depth, packedA, offsets);
+            for (long j = j0; j < j1; j += TE_NR) {
+                const long width = j1 - j < TE_NR ? j1 - j : TE_NR;
+                const float *panel = packedB + p0 * padded + j * depth;
+                for (long t = 0; t < tiles; t++) {
+                    const long start = offsets[t];
+                    te_tile_rows((int)(offsets[t + 1] - start), depth, packedA + start * depth, panel, TE_NR,
+                                 c + (i0 + start) * ldc + j, ldc, width, add);
+                }
+            }
+        }
+    }
+}
+
+/// C[m, n] = A[m, k] · B[k, n] for few rows of A (at most 2 × TE_MR) and B row-major: B is read
+/// in place, each element serving every row, where packing it would cost as much as the
+/// arithmetic; a last partial panel is packed.
+static TE_AVX512 void
+te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long lda, const float *b, long ldb,
+                  float *c, long ldc, int accumulate) {
+    const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
+    float packedA[2 * TE_MR * TE_KC] __attribute__((aligned(64)));
+    float edge[TE_KC * TE_NR] __attribute__((aligned(64)));
+    long offsets[3];
+    const long kb = te_depth_block(k);
+    for (long p0 = 0; p0 < k; p0 += kb) {
+        const long depth = k - p0 < kb ? k - p0 : kb;
+        const int add = accumulate || p0 > 0;
+        const long tiles = te_pack_a_block(a + p0 * aDepth, aRow, aDepth, m, depth, packedA, offsets);
+        for (long j = 0; j < n; j += TE_NR) {
+            const long width = n - j < TE_NR ? n - j : TE_NR;
+            const float *panel = b + p0 * ldb + j;
+            long stride = ldb;
+            if (width < TE_NR) {
+                te_pack_b(panel, ldb, 1, depth, width, edge);
+                panel = edge;
+                stride = TE_NR;
+            }
+            for (long t = 0; t < tiles; t++) {
+                const long start = offsets[t];
+                te_tile_rows((int)(offsets[t + 1] - start), depth, packedA + start * depth, panel, stride,
+                             c + start * ldc + j, ldc, width, add);
+            }
+        }
+    }
+}
+
+/// Whether ``te_sgemm_avx512`` packs B (the products ``te_sgemm_packed`` is for): unless A has few
+/// rows, when B is read in place or by dot products.
+static inline int te_sgemm_packs_b(int transposeA, int transposeB, long m) {
+    return m > 2 * TE_MR || (transposeA && transposeB);
+}
+
+/// C[m, n] = A[m, k] · B[k, n] (or += when `accumulate`), single-threaded, on a CPU with AVX-512.
+/// A is row-major with rows `lda` apart, or (transposeA) stored as its transpose [k, m]; likewise
+/// B with `ldb`. C is row-major with rows `ldc` apart. Returns 0, or -1 when the space to pack B
+/// cannot be allocated (C is then untouched).
+static TE_AVX512 int
+te_sgemm_avx512(int transposeA, int transposeB, long m, long n, long k, const float *a, long lda, const float *b,
+                long ldb, float *c, long ldc, int accumulate) {
+    if (m <= 0 || n <= 0) return 0;
+    if (k <= 0) {
+        if (!accumulate) for (long i = 0; i < m; i++) memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+        return 0;
+    }
+    if (!te_sgemm_packs_b(transposeA, transposeB, m)) {
+        if (transposeB) te_sgemm_dots(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+        else te_sgemm_few_rows(transposeA, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+        return 0;
+    }
+    float *packedB = aligned_alloc(64, (size_t)te_packed_b_floats(k, n) * sizeof(float));
+    if (!packedB) return -1;
+    te_pack_b_panels(transposeB, k, n, b, ldb, packedB, 0, (n + TE_NR - 1) / TE_NR);
+    te_sgemm_packed(transposeA, m, n, k, a, lda, packedB, 0, n, c, ldc, accumulate);
+    free(packedB);
+    return 0;
+}
+
+#endif

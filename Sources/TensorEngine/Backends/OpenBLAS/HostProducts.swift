@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CIntrinsics
+import COpenBLAS
+import Foundation
+
+/// The single-precision matrix-product kernel of the openblas backend: the engine's own AVX-512
+/// kernel (`Sources/CIntrinsics/products.h`) on CPUs with AVX-512, else OpenBLAS's `sgemm`.
+///
+/// OpenBLAS chooses its kernels by CPU model, and an environment may pin them (this project's
+/// machines set `OPENBLAS_CORETYPE=Haswell`): on an AMD Zen 5 its AVX2 kernels then run products at
+/// half the rate the CPU's full-width AVX-512 units reach. The engine's kernel packs A and B
+/// into cache blocks and runs a 12×32 register tile; it is single-threaded, and products are
+/// split across the backend's workers (``MatmulSplit``). `TENSORENGINE_SGEMM=openblas` keeps
+/// OpenBLAS's `sgemm` for every product.
+enum HostProducts {
+    /// Which kernel computes general products.
+    enum Kernel: Equatable {
+        /// The engine's packed AVX-512 kernel.
+        case avx512
+        /// OpenBLAS's `cblas_sgemm`.
+        case openBLAS
+    }
+
+    /// The kernel for this process: from the CPU's flags and `TENSORENGINE_SGEMM`.
+    static let kernel: Kernel = {
+        if let choice = getenv("TENSORENGINE_SGEMM"), String(cString: choice) == "openblas" { return .openBLAS }
+        return CPUFlags.current.isSuperset(of: CPUFlags.avx512) ? .avx512 : .openBLAS
+    }()
+
+    /// Products smaller than this many multiply-adds go to OpenBLAS even with the engine's kernel:
+    /// there its packing and edge handling cost more than the arithmetic (`[17, 15] · [15, 3]`:
+    /// 0.5 µs against OpenBLAS's 0.1 µs; from about `[5, 33] · [33, 77]` on they are level).
+    static let minimumKernelMultiplyAdds = 16_384
+
+    /// `C = A·B`, or `C += A·B` when `accumulate`, with C row-major (rows `ldc` apart) and A and B
+    /// row-major or transposed (`lda`, `ldb`: their leading dimensions as BLAS reads them).
+    /// Single-threaded with the engine's kernel; OpenBLAS's uses its current thread count.
+    /// Sizes must fit BLAS's 32-bit indices (checked by the callers).
+    static func multiply(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
+                         _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
+                         _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, kernel: Kernel = kernel) {
+        switch kernel {
+        case .avx512 where m * n * k >= minimumKernelMultiplyAdds:
+            // false: its packing space could not be allocated; OpenBLAS then computes the product.
+            if multiplyWithEngineKernel(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a, lda: lda,
+                                        b, ldb: ldb, c, ldc: ldc, accumulate: accumulate) {
+                return
+            }
+        case .avx512, .openBLAS:
+            break
+        }
+        cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                    Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), accumulate ? 1 : 0, c, Int32(ldc))
+    }
+}
+
+extension HostProducts {
+    /// The engine's AVX-512 kernel on one thread, whatever the size; `false`, with C untouched,
+    /// when the space to pack B cannot be allocated. Only for a CPU with AVX-512 (``CPUFlags``).
+    static func multiplyWithEngineKernel(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
+                                         _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
+                                         _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool) -> Bool {
+        te_sgemm_avx512(transposeA ? 1 : 0, transposeB ? 1 : 0, m, n, k, a, lda, b, ldb, c, ldc, accumulate ? 1 : 0) == 0
+    }
+
+    /// One product `C = A·B` (or `+=`) computed by the engine's kernel on the backend's workers,
+    /// with B packed once into a buffer they share: the workers first pack disjoint panels of B,
+    /// then each computes its rows or columns of C (`split`). Each piece packing its own copy of B
+    /// cost 4 of them a third of a 256³ product. Returns `false`, having done nothing, where the
+    /// kernel does not pack B (few rows of A: it reads B in place) or is not the one chosen; the
+    /// caller then computes the product its own way.
+    static func multiplySharingPackedB(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
+                                       _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
+                                       _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool,
+                                       split: MatmulSplit) throws(TensorError) -> Bool {
+        guard kernel == .avx512, split.parts > 1, split.axis != .batch, m * n * k >= minimumKernelMultiplyAdds,
+            k > 0, te_sgemm_packs_b(transposeA ? 1 : 0, transposeB ? 1 : 0, m) != 0
+        else { return false }
+        let packed = try HostBuffer(byteCount: te_packed_b_floats(k, n) * MemoryLayout<Float>.stride, op: "matmul")
+        let panels = (n + TE_NR - 1) / TE_NR
+        let packedB = packed.elements(as: Float.self)
+        Parallel.forEachRange(panels, parts: min(split.parts, panels)) { range in
+            te_pack_b_panels(transposeB ? 1 : 0, k, n, b, ldb, packedB, range.lowerBound, range.upperBound)
+        }
+        let shared = UnsafePointer(packedB)
+        Parallel.forEachRange(split.extent, parts: split.parts, alignment: split.alignment) { range in
+            switch split.axis {
+            case .rows:
+                let rowOffset = transposeA ? range.lowerBound : range.lowerBound * lda
+                te_sgemm_packed(transposeA ? 1 : 0, range.count, n, k, a + rowOffset, lda, shared, 0, n,
+                                c + range.lowerBound * ldc, ldc, accumulate ? 1 : 0)
+            case .columns:
+                te_sgemm_packed(transposeA ? 1 : 0, m, n, k, a, lda, shared, range.lowerBound, range.upperBound,
+                                c, ldc, accumulate ? 1 : 0)
+            case .batch:
+                break
+            }
+        }
+        withExtendedLifetime(packed) {}
+        return true
+    }
+}
+
+/// The CPU's feature flags as Linux lists them (`/proc/cpuinfo`): what the CPU has and the kernel
+/// lets programs use.
+enum CPUFlags {
+    /// AVX-512 as OpenBLAS's SkylakeX kernels and the engine's product kernel use it.
+    static let avx512: Set<String> = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma"]
+    /// AVX2 with fused multiply-add.
+    static let avx2: Set<String> = ["avx2", "fma"]
+
+    /// This machine's flags; empty where `/proc/cpuinfo` cannot be read.
+    static let current: Set<String> = {
+        guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let flagsLine = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
+        else { return [] }
+        return Set(flagsLine.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
+    }()
+}
