@@ -89,14 +89,6 @@ te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride,
     }
 }
 
-/// Packs rows [0, rows) and steps [0, depth) of A (element (i, p) at a[i*rowStride + p*depthStride])
-/// as [depth][rows].
-static TE_AVX512 void
-te_pack_a(const float *a, long rowStride, long depthStride, int rows, long depth, float *packed) {
-    for (long p = 0; p < depth; p++)
-        for (int i = 0; i < rows; i++) packed[p * rows + i] = a[i * rowStride + p * depthStride];
-}
-
 /// The transpose of the 16 × 16 block whose rows are `row[0...15]`: `column[q]` holds element q of
 /// every row. Four rounds of shuffles (32-bit, 64-bit, then 128-bit lanes twice).
 static inline __attribute__((always_inline)) TE_AVX512 void
@@ -135,6 +127,28 @@ te_transpose16(const te_float16 row[16], te_float16 column[16]) {
             column[8 + 4 * odd + c] = __builtin_shufflevector(x, y, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
         }
     }
+}
+
+/// Packs rows [0, rows ≤ 16) and steps [0, depth) of A (element (i, p) at
+/// a[i*rowStride + p*depthStride]) as [depth][rows]. Row-major A goes 16 steps at a time through
+/// a 16 × 16 transpose in registers, each step's column stored as 16 floats: the 16 - rows past
+/// it are overwritten by the next step's, or land in the next tile's space (packed after this
+/// one) or the 16 floats of slack every packing buffer keeps past its end.
+static TE_AVX512 void
+te_pack_a(const float *a, long rowStride, long depthStride, int rows, long depth, float *packed) {
+    long p0 = 0;
+    if (depthStride == 1) {
+        for (; p0 + 16 <= depth; p0 += 16) {
+            te_float16 block[16], columns[16];
+#pragma clang loop unroll(full)
+            for (int r = 0; r < 16; r++) block[r] = r < rows ? *(const te_float16u *)(a + r * rowStride + p0) : 0;
+            te_transpose16(block, columns);
+#pragma clang loop unroll(full)
+            for (int q = 0; q < 16; q++) *(te_float16u *)(packed + (p0 + q) * rows) = columns[q];
+        }
+    }
+    for (long p = p0; p < depth; p++)
+        for (int i = 0; i < rows; i++) packed[p * rows + i] = a[i * rowStride + p * depthStride];
 }
 
 /// Packs steps [0, depth) and columns [0, columns ≤ 32) of B (element (p, j) at
@@ -277,9 +291,9 @@ te_pack_a_block(const float *a, long aRow, long aDepth, long block, long depth, 
     return tiles;
 }
 
-/// Packing space for A: TE_MC rows by TE_KC steps, on the stack (24 KiB of tiles at a time would
-/// not pay an allocation).
-enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC };
+/// Packing space for A: TE_MC rows by TE_KC steps and 16 floats of slack (``te_pack_a``), on the
+/// stack.
+enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC + 16 };
 
 /// C[m, columns j0..<j1] = A[m, k] · B[k, j0..<j1] (or += when `accumulate`), single-threaded, with
 /// B packed whole by ``te_pack_b_panels`` (`n`: B's full width; j0 a multiple of 32). A is
@@ -319,7 +333,7 @@ static TE_AVX512 void
 te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long lda, const float *b, long ldb,
                   float *c, long ldc, int accumulate) {
     const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
-    float packedA[2 * TE_MR * TE_KC] __attribute__((aligned(64)));
+    float packedA[2 * TE_MR * TE_KC + 16] __attribute__((aligned(64)));
     float edge[TE_KC * TE_NR] __attribute__((aligned(64)));
     long offsets[3];
     const long kb = te_depth_block(k);

@@ -9,14 +9,17 @@ import Synchronization
 /// A fresh large allocation comes from `mmap` and faults in one page at a time on first touch:
 /// measured here, that costs more than the kernel writing it (a 64 MiB output took 36 ms to produce
 /// from a fresh buffer, against 13 ms from a reused one). Evaluating a same-shaped graph again asks
-/// for the same sizes, so blocks of 1 MiB and more are kept, by exact size, up to a budget
+/// for the same sizes, so blocks of 128 KiB and more are kept, by exact size, up to a budget
 /// (`TENSORENGINE_HOST_POOL_BYTES`, default 1 GiB or a quarter of memory, whichever is smaller);
 /// the least recently returned go first when it is full.
 final class HostBufferPool: Sendable {
     static let shared = HostBufferPool()
 
     /// Blocks smaller than this go straight back to `free`: the C allocator recycles them well.
-    static let minimumPooledBytes = 1 << 20
+    /// From glibc's first `mmap` threshold (128 KiB) on, it does not: blocks freed by the workers'
+    /// arenas go back to the system, and attention's 768 KiB scores faulted in every evaluation
+    /// (a fifth of the `attention` workload's time with a 1 MiB threshold).
+    static let minimumPooledBytes = 128 << 10
 
     let budget: Int
     private let state = Guarded(State())

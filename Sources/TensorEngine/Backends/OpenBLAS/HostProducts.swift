@@ -12,8 +12,8 @@ import Foundation
 /// machines set `OPENBLAS_CORETYPE=Haswell`): on an AMD Zen 5 its AVX2 kernels then run products at
 /// half the rate the CPU's full-width AVX-512 units reach. The engine's kernel packs A and B
 /// into cache blocks and runs a 12×32 register tile; it is single-threaded, and products are
-/// split across the backend's workers (``MatmulSplit``). `TENSORENGINE_SGEMM=openblas` keeps
-/// OpenBLAS's `sgemm` for every product.
+/// split across the backend's workers (``MatmulSplit``). `TENSORENGINE_AVX512=off` keeps
+/// OpenBLAS's `sgemm` for every product (see ``CPUFlags/usesAVX512``).
 enum HostProducts {
     /// Which kernel computes general products.
     enum Kernel: Equatable {
@@ -23,11 +23,8 @@ enum HostProducts {
         case openBLAS
     }
 
-    /// The kernel for this process: from the CPU's flags and `TENSORENGINE_SGEMM`.
-    static let kernel: Kernel = {
-        if let choice = getenv("TENSORENGINE_SGEMM"), String(cString: choice) == "openblas" { return .openBLAS }
-        return CPUFlags.current.isSuperset(of: CPUFlags.avx512) ? .avx512 : .openBLAS
-    }()
+    /// The kernel for this process.
+    static let kernel: Kernel = CPUFlags.usesAVX512 ? .avx512 : .openBLAS
 
     /// Products smaller than this many multiply-adds go to OpenBLAS even with the engine's kernel:
     /// there its packing and edge handling cost more than the arithmetic (`[17, 15] · [15, 3]`:
@@ -110,6 +107,14 @@ enum CPUFlags {
     static let avx512: Set<String> = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma"]
     /// AVX2 with fused multiply-add.
     static let avx2: Set<String> = ["avx2", "fma"]
+
+    /// Whether the openblas backend runs its AVX-512 code (products, softmax rows): on a CPU with
+    /// AVX-512, unless `TENSORENGINE_AVX512=off` asks for the AVX2 build's kernels and OpenBLAS's
+    /// `sgemm` throughout (to compare them, or to rule the AVX-512 code out).
+    static let usesAVX512: Bool = {
+        if let setting = getenv("TENSORENGINE_AVX512"), String(cString: setting) == "off" { return false }
+        return current.isSuperset(of: avx512)
+    }()
 
     /// This machine's flags; empty where `/proc/cpuinfo` cannot be read.
     static let current: Set<String> = {
