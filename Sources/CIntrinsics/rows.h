@@ -2,7 +2,8 @@
 // CPUs that have it (the Swift row kernels are built for AVX2's 8 lanes; see docs/ARCHITECTURE.md,
 // "CPU features"). The same arithmetic as the Swift kernels (`RowKernels.softmax`,
 // `VectorMath.expOfNonPositive`): the same clamp, reduction and polynomial, each step fused alike,
-// so an element's exponential is the same float; only the order of the row's sum differs.
+// and the same single rounding of p·2ⁿ (one `vscalefps` here, two exact multiplications there), so
+// an element's exponential is the same float; only the order of the row's sum differs.
 #ifndef TENSORENGINE_ROWS_H
 #define TENSORENGINE_ROWS_H
 
@@ -22,8 +23,9 @@ te_row_select(te_rowint16 keep, te_row16 a, te_row16 b) {
 
 /// `eˣ` for x ≤ 0 or NaN (softmax's shifted values): below -104 it is 0; NaN stays NaN.
 static inline __attribute__((always_inline)) TE_ROWS_AVX512 te_row16 te_row_exp(te_row16 x) {
-    const te_row16 floor = -104.0f;
-    const te_row16 clamped = te_row_select(x < floor, floor, x);
+    typedef float te_v16sf __attribute__((vector_size(64)));
+    // `vmaxps` returns its second operand when either is NaN, so NaN passes the clamp.
+    const te_row16 clamped = (te_row16)__builtin_ia32_maxps512((te_v16sf)(te_row16)-104.0f, (te_v16sf)x, 4);
     const te_row16 n = __builtin_elementwise_floor(__builtin_elementwise_fma(clamped, (te_row16)1.44269504f, (te_row16)0.5f));
     te_row16 r = __builtin_elementwise_fma(n, (te_row16)-0.693359375f, clamped);
     r = __builtin_elementwise_fma(n, (te_row16)2.12194440e-4f, r);
@@ -34,12 +36,8 @@ static inline __attribute__((always_inline)) TE_ROWS_AVX512 te_row16 te_row_exp(
     p = __builtin_elementwise_fma(p, r, (te_row16)1.6666665459e-1f);
     p = __builtin_elementwise_fma(p, r, (te_row16)5.0000001201e-1f);
     p = __builtin_elementwise_fma(p, r * r, r + 1);
-    // 2ⁿ as two normal powers of two, 2^⌊n/2⌋ · 2^(n-⌊n/2⌋), so that the result rounds once.
-    const te_rowint16 integer = (te_rowint16)(n + 12582912.0f) - 0x4B400000;
-    const te_rowint16 half = integer >> 1;
-    const te_row16 first = (te_row16)((half + 127) << 23);
-    const te_row16 second = (te_row16)((integer - half + 127) << 23);
-    return p * first * second;
+    // p · 2ⁿ in one instruction (`vscalefps`), rounded once, into a subnormal where it must be.
+    return (te_row16)__builtin_ia32_scalefps512_mask((te_v16sf)p, (te_v16sf)n, (te_v16sf)p, (unsigned short)0xFFFF, 4);
 }
 
 /// The sum of the 16 lanes, by halves (8, 4, 2, then 1).

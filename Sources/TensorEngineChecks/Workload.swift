@@ -136,8 +136,8 @@ extension Workload {
                 let q = split(input.matmul(wq))
                 let k = split(input.matmul(wk))
                 let v = split(input.matmul(wv))
-                let scores = (q.matmul(k.transposed(permutation: 0, 2, 1)) * (1 / Float(head).squareRoot())).softmax(alongAxis: -1)
-                let context = scores.matmul(v).transposed(permutation: 1, 0, 2).reshaped(to: [tokens, hidden])
+                let context = Tensor.scaledDotProductAttention(query: q, key: k, value: v)
+                    .transposed(permutation: 1, 0, 2).reshaped(to: [tokens, hidden])
                 let attended = (input + context.matmul(wo)).layerNorm(alongAxis: -1, epsilon: 1e-12, scale: gamma, bias: beta)
                 let output = attended + attended.matmul(w1).gelu().matmul(w2)
                 return [output.layerNorm(alongAxis: -1, epsilon: 1e-12, scale: gamma, bias: beta)]
@@ -186,6 +186,11 @@ extension Workload {
             essentialBytes: 4 * 12 * 128 * 32 * 4, flops: 2 * 2 * 12 * 128 * 128 * 32,
             makeInputs: { (1...3).map { random([12, 128, 32], seed: $0) } },
             graph: { x in [(x[0].matmul(x[1].transposed(permutation: 0, 2, 1)) / Float(32).squareRoot()).softmax(alongAxis: -1).matmul(x[2])] }),
+        Workload(
+            name: "attention-op", summary: "the attention row as one op: Tensor.scaledDotProductAttention", quick: true,
+            reference: .none, essentialBytes: 4 * 12 * 128 * 32 * 4, flops: 2 * 2 * 12 * 128 * 128 * 32,
+            makeInputs: { (1...3).map { random([12, 128, 32], seed: $0) } },
+            graph: { x in [Tensor.scaledDotProductAttention(query: x[0], key: x[1], value: x[2])] }),
         bertLayer,
         miniLM(.single, quick: true),
         miniLM(.batch, quick: false),

@@ -47,6 +47,9 @@ package enum OpAttributes: Sendable, Hashable {
     case convolution(ConvolutionGeometry)
     /// A pooling window's size, strides, dilations and padding.
     case pooling(PoolingGeometry)
+    /// Scaled dot-product attention's factor on the scores, and whether each query sees only the
+    /// keys up to its own position (aligned at the end: query i of Lq sees keys j ≤ i + Lk - Lq).
+    case attention(scale: Float, causal: Bool)
 }
 
 /// What a graph node computes: an op kind (a row of the op table) and its attributes.
@@ -90,6 +93,7 @@ extension Op {
     static func layerNorm(axis: Int, epsilon: Float) -> Op {
         Op(.layerNorm, .normalization(axis: axis, epsilon: epsilon))
     }
+    static func attention(scale: Float, causal: Bool) -> Op { Op(.attention, .attention(scale: scale, causal: causal)) }
     static func topK(k: Int, output: TopKOutput) -> Op { Op(.topK, .topK(k: k, output: output)) }
     static func reshape(_ shape: [Int]) -> Op { Op(.reshape, .shape(shape)) }
     static func broadcast(_ shape: [Int]) -> Op { Op(.broadcast, .shape(shape)) }
@@ -111,7 +115,8 @@ extension Op {
         switch attributes {
         case .axes(let axes, _): axes
         case .axis(let axis), .normalization(let axis, _): [axis]
-        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling: []
+        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling, .attention:
+            []
         }
     }
 
@@ -126,6 +131,18 @@ extension Op {
     var epsilon: Float {
         if case .normalization(_, let epsilon) = attributes { return epsilon }
         return 0
+    }
+
+    /// Attention's factor on the scores (1 for an op of another shape).
+    var attentionScale: Float {
+        if case .attention(let scale, _) = attributes { return scale }
+        return 1
+    }
+
+    /// Whether an attention is causal.
+    var isCausal: Bool {
+        if case .attention(_, let causal) = attributes { return causal }
+        return false
     }
 
     /// A cast's result type.

@@ -25,7 +25,7 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     // Along lines
     case cumulativeSum, cumulativeProduct, topK, softmax, logSoftmax, layerNorm
     // Matrix products
-    case matmul
+    case matmul, attention
     // Sliding windows over spatial axes
     case convolution, convolutionTranspose, maxPool, averagePool
     // Views
@@ -140,6 +140,11 @@ extension OpKind {
                 name: caseName, category: .matmul, arity: .exactly(2), operandTypes: .uniform(.floats),
                 shape: ShapeRules.matmul, cost: CostRules.matmul, tolerance: .accumulating, semantics: .primitive,
                 samples: .cases(Samples.matmul))
+        case .attention:
+            return OpDescriptor(
+                name: caseName, category: .matmul, arity: .atLeast(3), operandTypes: .uniform(.floats),
+                shape: ShapeRules.attention, cost: CostRules.attention, tolerance: .accumulating,
+                semantics: .composite(Decomposition(build: Decompositions.attention)), samples: .cases(Samples.attention))
         case .convolution:
             return OpDescriptor(
                 name: caseName, category: .window, arity: .atLeast(2), operandTypes: .uniform(.floats),

@@ -81,10 +81,9 @@ public struct BERTEncoder: Sendable {
             t.reshaped(to: [batch, length, c.headCount, c.headSize]).transposed(permutation: permutation)
         }
         let query = heads(linear(x, layer.query), 0, 2, 1, 3)          // [b, heads, L, d]
-        let key = heads(linear(x, layer.key), 0, 2, 3, 1)              // [b, heads, d, L]
+        let key = heads(linear(x, layer.key), 0, 2, 1, 3)              // [b, heads, L, d]
         let value = heads(linear(x, layer.value), 0, 2, 1, 3)          // [b, heads, L, d]
-        let scores = query.matmul(key) / Float(c.headSize).squareRoot() + bias
-        let context = scores.softmax(alongAxis: -1).matmul(value)     // [b, heads, L, d]
+        let context = Tensor.scaledDotProductAttention(query: query, key: key, value: value, mask: bias)
             .transposed(permutation: 0, 2, 1, 3).reshaped(to: [batch * length, c.hiddenSize])
         let attended = normalize(linear(context, layer.attentionOutput) + x, layer.attentionNorm)
         let expanded = linear(attended, layer.intermediate).gelu(approximation: c.activation)

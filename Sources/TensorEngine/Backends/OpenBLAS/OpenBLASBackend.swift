@@ -67,6 +67,9 @@ package final class OpenBLASBackend: Backend {
         registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
             try backend.matmul(inputs[0], inputs[1], output)
         }
+        registry.register(.attention, when: .float32) { backend, op, inputs, output throws(TensorError) in
+            try backend.attention(op, inputs, output)
+        }
         registry.register(.convolution, when: KernelCondition.float32.and(.fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
             try backend.convolution(op.convolutionGeometry, inputs, output)
         }

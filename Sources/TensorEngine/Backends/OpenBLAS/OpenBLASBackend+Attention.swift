@@ -1,0 +1,148 @@
+extension OpenBLASBackend {
+    /// Scores of at most this many floats per task (1 MiB): a task's block of queries is cut
+    /// shorter when its keys are many, so the scores stay in L2.
+    static let attentionScoreFloats = 1 << 18
+
+    /// `softmax(query · keyᵀ · scale + mask) · value` by blocks of queries: each task computes
+    /// its block's scores into a buffer of its own, masks them, takes the softmax in place and
+    /// multiplies by the values, so the `[..., Lq, Lk]` scores never exist in memory at once.
+    /// Tasks (batches, then blocks of queries) are shared across the workers; the products are
+    /// single-threaded (``HostProducts``).
+    func attention(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, for: "attention")
+        let out = buffer.elements(as: Float.self)
+        let shape = inputs[0].shape
+        let rank = shape.count
+        let (lq, d, lk, dv) = (shape[rank - 2], shape[rank - 1], inputs[1].shape[rank - 2], output.shape[rank - 1])
+        let batchShape = Array(shape.dropLast(2))
+        let batches = batchShape.reduce(1, *)
+        guard output.elementCount > 0 else { return result }
+        guard lk > 0, d > 0 else {
+            // No keys: an empty sum of values (the decomposition's product over zero terms is 0).
+            // No depth: every score is 0 (plus the mask), handled below only when there are keys.
+            if lk == 0 {
+                out.update(repeating: 0, count: output.elementCount)
+                return result
+            }
+            return try attentionByDecomposition(op, inputs, output)
+        }
+        let (query, key, value) = (try contiguous(inputs[0]), try contiguous(inputs[1]), try contiguous(inputs[2]))
+        let q = UnsafePointer(query.pointer.assumingMemoryBound(to: Float.self))
+        let k = UnsafePointer(key.pointer.assumingMemoryBound(to: Float.self))
+        let v = UnsafePointer(value.pointer.assumingMemoryBound(to: Float.self))
+        let mask = try inputs.count > 3 ? AttentionMask(inputs[3], batchShape: batchShape, lq: lq, lk: lk) : nil
+
+        // Tasks: whole batches when there are enough of them, else blocks of queries.
+        let wanted = Parallel.workers * MatmulSplit.piecesPerWorker
+        let blocksPerBatch = batches >= wanted ? 1 : (wanted + batches - 1) / batches
+        let rowsPerTask = Swift.max(1, Swift.min((lq + blocksPerBatch - 1) / blocksPerBatch, Self.attentionScoreFloats / lk))
+        let tasksPerBatch = (lq + rowsPerTask - 1) / rowsPerTask
+        let tasks = batches * tasksPerBatch
+        let (scale, causal) = (op.attentionScale, op.isCausal)
+        BLASThreads.use(1)
+        Parallel.forEachRange(tasks, parts: Swift.min(tasks, wanted)) { range in
+            let scores = UnsafeMutablePointer<Float>.allocate(capacity: rowsPerTask * lk)
+            defer { scores.deallocate() }
+            for task in range {
+                let (batch, block) = task.quotientAndRemainder(dividingBy: tasksPerBatch)
+                let first = block * rowsPerTask
+                let rows = Swift.min(rowsPerTask, lq - first)
+                HostProducts.multiply(
+                    transposeA: false, transposeB: true, m: rows, n: lk, k: d, q + (batch * lq + first) * d, lda: d,
+                    k + batch * lk * d, ldb: d, scores, ldc: lk, accumulate: false)
+                for row in 0..<rows {
+                    let line = scores + row * lk
+                    let position = first + row
+                    Self.scaleAndMask(line, lk, scale: scale, mask: mask?.row(batch: batch, query: position))
+                    if causal {
+                        // Query i sees keys j ≤ i + Lk - Lq.
+                        let visible = Swift.max(0, position + lk - lq + 1)
+                        if visible < lk { (line + visible).update(repeating: -.infinity, count: lk - visible) }
+                    }
+                    RowKernels.softmax(line, line, lk, logarithmic: false)
+                }
+                HostProducts.multiply(
+                    transposeA: false, transposeB: false, m: rows, n: dv, k: lk, scores, lda: lk, v + batch * lk * dv,
+                    ldb: dv, out + (batch * lq + first) * dv, ldc: dv, accumulate: false)
+            }
+        }
+        withExtendedLifetime((query.keepAlive, key.keepAlive, value.keepAlive, mask)) {}
+        return result
+    }
+
+    /// `line[j] = line[j] · scale + mask[j]`.
+    private static func scaleAndMask(_ line: UnsafeMutablePointer<Float>, _ count: Int, scale: Float,
+                                     mask: (pointer: UnsafePointer<Float>, stride: Int)?) {
+        guard let mask else {
+            for j in 0..<count { line[j] *= scale }
+            return
+        }
+        if mask.stride == 1 {
+            for j in 0..<count { line[j] = line[j] * scale + mask.pointer[j] }
+        } else {
+            for j in 0..<count { line[j] = line[j] * scale + mask.pointer[j * mask.stride] }
+        }
+    }
+
+    /// A depth-0 attention (every score is the mask alone) through its decomposition on this
+    /// backend's own kernels; rare enough not to need a path of its own.
+    private func attentionByDecomposition(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let (result, buffer) = try allocate(output, for: "attention")
+        let out = buffer.elements(as: Float.self)
+        // Scores all equal the mask (or 0): the softmax of the mask's row weighs the values.
+        let shape = inputs[0].shape
+        let rank = shape.count
+        let (lq, lk, dv) = (shape[rank - 2], inputs[1].shape[rank - 2], output.shape[rank - 1])
+        let batchShape = Array(shape.dropLast(2))
+        let value = try contiguous(inputs[2])
+        let v = UnsafePointer(value.pointer.assumingMemoryBound(to: Float.self))
+        let mask = try inputs.count > 3 ? AttentionMask(inputs[3], batchShape: batchShape, lq: lq, lk: lk) : nil
+        var line = [Float](repeating: 0, count: lk)
+        for batch in 0..<batchShape.reduce(1, *) {
+            for position in 0..<lq {
+                line.withUnsafeMutableBufferPointer { row in
+                    let base = row.baseAddress.unsafelyUnwrapped
+                    base.update(repeating: 0, count: lk)
+                    Self.scaleAndMask(base, lk, scale: 1, mask: mask?.row(batch: batch, query: position))
+                    if op.isCausal {
+                        let visible = Swift.max(0, position + lk - lq + 1)
+                        if visible < lk { (base + visible).update(repeating: -.infinity, count: lk - visible) }
+                    }
+                    RowKernels.softmax(base, base, lk, logarithmic: false)
+                    for j in 0..<dv {
+                        var sum: Float = 0
+                        for p in 0..<lk { sum += base[p] * v[(batch * lk + p) * dv + j] }
+                        out[(batch * lq + position) * dv + j] = sum
+                    }
+                }
+            }
+        }
+        withExtendedLifetime((value.keepAlive, mask)) {}
+        return result
+    }
+}
+
+/// An attention mask read in place, broadcast to `[batch..., Lq, Lk]` by its strides.
+private struct AttentionMask {
+    let keepAlive: Value
+    let base: UnsafePointer<Float>
+    let batchOffsets: [Int]
+    let queryStride: Int
+    let keyStride: Int
+
+    init(_ mask: Value, batchShape: [Int], lq: Int, lk: Int) throws(TensorError) {
+        let layout = mask.layout.broadcast(to: batchShape + [lq, lk])
+        let rank = layout.rank
+        keepAlive = mask
+        base = UnsafePointer(try OpenBLASBackend.pointer(mask).assumingMemoryBound(to: Float.self))
+        batchOffsets = Layout(shape: batchShape, strides: Array(layout.strides.dropLast(2)), offset: layout.offset)
+            .elementOffsets()
+        queryStride = layout.strides[rank - 2]
+        keyStride = layout.strides[rank - 1]
+    }
+
+    /// The mask's row for one query of one batch, and the distance between its keys.
+    func row(batch: Int, query: Int) -> (pointer: UnsafePointer<Float>, stride: Int) {
+        (base + batchOffsets[batch] + query * queryStride, keyStride)
+    }
+}
