@@ -71,7 +71,6 @@ WORKLOADS = [
     spec("transpose-4096", False, 0, 2 * 4096 * 4096 * 4, True),
     spec("mlp", True, 2 * 64 * (784 * 512 + 512 * 10), (64 * 784 + 784 * 512 + 512 * 10 + 64 * 10) * 4, False),
     spec("attention", True, 2 * 2 * 12 * 128 * 128 * 32, 4 * 12 * 128 * 32 * 4, False),
-    spec("attention-op", True, 2 * 2 * 12 * 128 * 128 * 32, 4 * 12 * 128 * 32 * 4, False),
     spec("bert-layer", True,
          2 * (TOKENS * HIDDEN * HIDDEN * 4 + TOKENS * HIDDEN * FFN * 2 + HEADS * TOKENS * TOKENS * HEAD * 2),
          (HIDDEN * HIDDEN * 4 + HIDDEN * FFN * 2 + TOKENS * HIDDEN * 2) * 4, False),
@@ -202,7 +201,6 @@ def input_shapes(name):
         "transpose-4096": [((4096, 4096), 1)],
         "mlp": [((64, 784), 1), ((784, 512), 0.05), ((512,), 0.05), ((512, 10), 0.05), ((10,), 0.05)],
         "attention": [((12, 128, 32), 1)] * 3,
-        "attention-op": [((12, 128, 32), 1)] * 3,
         "bert-layer": [((TOKENS, HIDDEN), 1)] + [((HIDDEN, HIDDEN), 0.05)] * 4
                       + [((HIDDEN, FFN), 0.05), ((FFN, HIDDEN), 0.05), ("ones", HIDDEN), ("zeros", HIDDEN)],
         "dispatch-1000": [("scalar", 0.5)],
@@ -272,7 +270,6 @@ class NumPyPeer:
             "transpose-4096": lambda x: np.ascontiguousarray(x[0].T).reshape(-1),
             "mlp": lambda x: self.softmax(np.maximum(x[0] @ x[1] + x[2], np.float32(0)) @ x[3]),
             "attention": lambda x: self.softmax((x[0] @ x[1].transpose(0, 2, 1)) / np.float32(math.sqrt(32))) @ x[2],
-            "attention-op": lambda x: self.softmax((x[0] @ x[1].transpose(0, 2, 1)) / np.float32(math.sqrt(32))) @ x[2],
             "bert-layer": self.bert_layer,
             "dispatch-1000": self.dispatch,
         }
@@ -367,7 +364,6 @@ class TorchPeer(NumPyPeer):
             "transpose-4096": lambda x: x[0].t().contiguous().reshape(-1),
             "mlp": lambda x: self.softmax(torch.relu(x[0] @ x[1] + x[2]) @ x[3]),
             "attention": lambda x: self.softmax((x[0] @ x[1].transpose(1, 2)) / math.sqrt(32)) @ x[2],
-            "attention-op": lambda x: torch.nn.functional.scaled_dot_product_attention(x[0], x[1], x[2]),
             "bert-layer": self.bert_layer_torch,
             "dispatch-1000": self.dispatch_torch,
         }
@@ -458,8 +454,7 @@ def onnx_graph(name):
     elif name == "mlp":
         hidden = node("Relu", [node("Add", [node("MatMul", [x[0], x[1]]), x[2]])])
         out = softmax(node("MatMul", [hidden, x[3]]))
-    elif name in ("attention", "attention-op"):
-        # Opset 18 has no attention op: the same graph for both rows.
+    elif name == "attention":
         scores = node("Mul", [node("MatMul", [x[0], node("Transpose", [x[1]], perm=[0, 2, 1])]), constant(1 / math.sqrt(32))])
         out = node("MatMul", [softmax(scores), x[2]])
     elif name == "bert-layer":

@@ -186,11 +186,6 @@ extension Workload {
             essentialBytes: 4 * 12 * 128 * 32 * 4, flops: 2 * 2 * 12 * 128 * 128 * 32,
             makeInputs: { (1...3).map { random([12, 128, 32], seed: $0) } },
             graph: { x in [(x[0].matmul(x[1].transposed(permutation: 0, 2, 1)) / Float(32).squareRoot()).softmax(alongAxis: -1).matmul(x[2])] }),
-        Workload(
-            name: "attention-op", summary: "the attention row as one op: Tensor.scaledDotProductAttention", quick: true,
-            reference: .none, essentialBytes: 4 * 12 * 128 * 32 * 4, flops: 2 * 2 * 12 * 128 * 128 * 32,
-            makeInputs: { (1...3).map { random([12, 128, 32], seed: $0) } },
-            graph: { x in [Tensor.scaledDotProductAttention(query: x[0], key: x[1], value: x[2])] }),
         bertLayer,
         miniLM(.single, quick: true),
         miniLM(.batch, quick: false),

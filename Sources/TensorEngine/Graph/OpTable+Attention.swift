@@ -59,7 +59,9 @@ extension Decompositions {
             let hidden = (0..<(lq * lk)).map { index in index % lk > index / lk + lk - lq }
             scores = scores.replacing(with: -Float.infinity, where: Tensor(shape: [lq, lk], scalars: hidden))
         }
-        let result = scores.softmax(alongAxis: -1).matmul(x[2])
+        // Recorded as a plain product: `matmul` would recognise the written-out attention and record
+        // this op again.
+        let result = Tensor.record(.matmul, [scores.softmax(alongAxis: -1), x[2]], at: nil)
         return half ? result.cast(to: Float16.self) : result
     }
 }

@@ -5,9 +5,12 @@ extension Tensor {
     /// A batch of rows times one matrix (`[..., m, k] · [k, n]`, every projection of a
     /// transformer) runs as one 2-D product over all the rows when they lie in memory as one
     /// matrix: one large product instead of a batch of small ones against a broadcast matrix.
+    /// Attention written out, `softmax(q·kᵀ · c + mask).matmul(v)`, is recorded as one
+    /// attention op (see `scaledDotProductAttention`).
     public func matmul(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         let location = SourceLocation(file, line)
         if let failed = [self, other].first(where: { $0.error != nil }) { return failed }
+        if let attention = Tensor.recognizedAttention(probabilities: self, values: other, at: location) { return attention }
         let (a, b) = (shape, other.shape)
         if a.count > 2, b.count == 2, a[a.count - 1] == b[0], let node,
             let rows = Shape.elementCount(Array(a.dropLast())), node.layout.reshaped([rows, b[0]]) != nil
