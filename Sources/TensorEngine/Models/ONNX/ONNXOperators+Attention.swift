@@ -4,7 +4,8 @@ import Foundation
 /// head]` or 3-D `[batch, sequence, heads · head]` inputs, with an additive or boolean mask, causal
 /// masking aligned to the key cache, grouped-query heads, a key/value cache (`past_key`,
 /// `past_value` → `present_key`, `present_value`), softcapping, and the optional `qk_matmul_output`.
-/// Composed from matmul, softmax and elementwise ops, so every backend runs it.
+/// The output is the engine's attention op (without softcapping); the optional scores and
+/// weights are composed from matmul, softmax and elementwise ops, and computed only when read.
 extension ONNXOperators {
     static let attention: [String: ONNXOperator] = [
         "Attention": ONNXOperator(since: 23, lower: scaledDotProductAttention)
@@ -23,7 +24,7 @@ extension ONNXOperators {
         if node.hasInput(6) { throw node.error("nonpad_kv_seqlen is not supported", .unsupportedOperators) }
         let type = try node.type(0)
         let threeD = try node.value(0).shape.count == 3
-        var q = try splitHeads(node, try node.tensor(0), heads: try node.int("q_num_heads"))
+        let q = try splitHeads(node, try node.tensor(0), heads: try node.int("q_num_heads"))
         var k = try splitHeads(node, try node.tensor(1), heads: try node.int("kv_num_heads"))
         var v = try splitHeads(node, try node.tensor(2), heads: try node.int("kv_num_heads"))
         guard q.rank == 4, k.rank == 4, v.rank == 4 else { throw node.error("Q, K and V must all be 3-D or all 4-D") }
@@ -50,19 +51,24 @@ extension ONNXOperators {
         }
         let scale = try node.has("scale") ? node.float("scale", default: 1) : 1 / Float(q.shape[3]).squareRoot()
         let root = scale.squareRoot()
-        q = q * root
-        var scores = q.matmul((k * root).transposed(permutation: 0, 1, 3, 2))
+        var scores = (q * root).matmul((k * root).transposed(permutation: 0, 1, 3, 2))
         let softcap = try node.float("softcap", default: 0)
         if softcap > 0 { scores = (scores / softcap).tanh() * softcap }
         let bias = try attentionBias(node, queries: queries, keys: keys, pastLength: pastLength, dtype: scores.dtype)
         let biased = bias.map { Tensor.binary(.add, scores, $0, at: nil) } ?? scores
         var weights = biased.softmax(alongAxis: -1)
-        if let bias {
-            // A row with no key to attend to (its bias all -inf) has zero weights, not NaNs.
-            let blocked = bias.max(alongAxes: [bias.rank - 1], keepRank: true) .== -Float.infinity
-            weights = weights.replacing(with: 0, where: blocked)
+        // A row with no key to attend to (its bias all -inf) has zero weights, not NaNs.
+        let blocked = bias.map { $0.max(alongAxes: [$0.rank - 1], keepRank: true) .== -Float.infinity }
+        if let blocked { weights = weights.replacing(with: 0, where: blocked) }
+        // The output through the engine's attention op (scores, weights and the rest are only
+        // computed when output 3 asks for them); softcapping has no place in it.
+        var y: Tensor
+        if softcap > 0 {
+            y = weights.matmul(v)
+        } else {
+            y = Tensor.scaledDotProductAttention(query: q, key: k, value: v, mask: bias, scale: scale)
+            if let blocked { y = y.replacing(with: 0, where: blocked) }
         }
-        var y = weights.matmul(v)
         if threeD {
             y = y.transposed(permutation: 0, 2, 1, 3).reshaped(to: [y.shape[0], y.shape[2], y.shape[1] * y.shape[3]])
         }
