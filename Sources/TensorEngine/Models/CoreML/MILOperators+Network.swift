@@ -144,13 +144,17 @@ extension MILOperators {
             let key = try context.tensor("key")
             let value = try context.tensor("value")
             let depth = query.shape.last ?? 1
-            var scores = query.matmul(swapLastAxes(key)) * (1 / Float(depth).squareRoot())
-            if let mask = try context.optionalTensor("attn_mask") {
-                scores =
-                    mask.dtype == .bool
-                    ? scores.replacing(with: -Float.infinity, where: Tensor.apply(.logicalNot, mask))
-                    : scores + mask
+            var mask = try context.optionalTensor("attn_mask")
+            if let given = mask, given.dtype == .bool {
+                // Booleans say which keys attend: 0 there, -inf elsewhere.
+                let blocked = Tensor.scalar(-.infinity, query.dtype).broadcastIfNeeded(to: given.shape, at: nil)
+                mask = blocked.replacing(with: Tensor.scalar(0, query.dtype), where: given)
             }
+            // The engine's attention op, unless the operands need more broadcasting than it takes.
+            let fused = Tensor.scaledDotProductAttention(query: query, key: key, value: value, mask: mask)
+            if fused.error == nil { return [try context.output(fused)] }
+            var scores = query.matmul(swapLastAxes(key)) * (1 / Float(depth).squareRoot())
+            if let mask { scores = scores + mask }
             return [try context.output(scores.softmax(alongAxis: -1).matmul(value))]
         },
     ]
