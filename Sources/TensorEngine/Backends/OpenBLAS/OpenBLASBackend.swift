@@ -27,7 +27,9 @@ package final class OpenBLASBackend: Backend {
         openblas_set_num_threads(Int32(Parallel.workers))
         let config = openblas_get_config().map { String(cString: $0) } ?? "OpenBLAS"
         let note = OpenBLASCore.warning.map { "; \($0)" } ?? ""
-        deviceName = "host CPU, \(Parallel.workers) threads (\(config.trimmingCharacters(in: .whitespaces)))\(note)"
+        // Part of the name, so that profiles measured with the other kernels are not reused.
+        let own = CPUFlags.usesAVX512 ? "; AVX-512 products and softmax" : ""
+        deviceName = "host CPU, \(Parallel.workers) threads (\(config.trimmingCharacters(in: .whitespaces))\(own))\(note)"
     }
 
     package func upload(_ value: Value) throws(TensorError) -> Value { value }
