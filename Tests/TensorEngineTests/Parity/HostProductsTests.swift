@@ -65,3 +65,32 @@ struct HostProductsTests {
         #expect(checked == 42)
     }
 }
+
+/// Weights packed once and kept (`PackedWeights`): the same operand multiplied again reads its kept
+/// panels, and an operand in a new buffer where a freed one was is packed afresh.
+@Suite("PackedWeights", .enabled(if: CPUFlags.usesAVX512, "the engine's AVX-512 products are off"))
+struct PackedWeightsTests {
+    func product(_ a: Tensor, _ b: Tensor, policy: ComputePolicy) async throws -> [Float] {
+        try await withComputePolicy(policy) { try await a.matmul(b).shapedArray(of: Float.self).scalars }
+    }
+
+    @Test(arguments: [(12, 384, 200), (64, 100, 70), (30, 33, 65)])
+    func repeatedWeightsMatchTheReference(m: Int, k: Int, n: Int) async throws {
+        for round in 0..<3 {
+            // A weight used three times (packed on its second use), stored and transposed.
+            let weight = Tensor(randomNormal: [k, n], seed: UInt64(100 + round))
+            let stored = Tensor(randomNormal: [n, k], seed: UInt64(200 + round)).transposed()
+            try await Tensor.evaluate([weight, stored])
+            for use in 0..<3 {
+                let a = Tensor(randomNormal: [m, k], seed: UInt64(10 * round + use))
+                try await Tensor.evaluate([a])
+                for b in [weight, stored] {
+                    let want = try await product(a, b, policy: .only(.naive))
+                    let got = try await product(a, b, policy: .only(.openblas))
+                    let worst = zip(got, want).map { Swift.abs($0 - $1) / (1 + Swift.abs($1)) }.max() ?? 0
+                    #expect(worst < 1e-4, "round \(round), use \(use): worst relative difference \(worst)")
+                }
+            }
+        }
+    }
+}

@@ -81,7 +81,18 @@ extension HostProducts {
         Parallel.forEachRange(panels, parts: min(split.parts, panels)) { range in
             te_pack_b_panels(transposeB ? 1 : 0, k, n, b, ldb, packedB, range.lowerBound, range.upperBound)
         }
-        let shared = UnsafePointer(packedB)
+        multiply(transposeA: transposeA, m: m, n: n, k: k, a, lda: lda, packedB: packed, c, ldc: ldc,
+                 accumulate: accumulate, split: split)
+        return true
+    }
+
+    /// `C = A·B` (or `+=`) with B packed whole (``te_pack_b_panels``: by `HostProducts` for one
+    /// product, or kept by ``PackedWeights``), in the row or column pieces of `split` on the
+    /// backend's workers.
+    static func multiply(transposeA: Bool, m: Int, n: Int, k: Int, _ a: UnsafePointer<Float>, lda: Int,
+                         packedB: HostBuffer, _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool,
+                         split: MatmulSplit) {
+        let shared = UnsafePointer(packedB.elements(as: Float.self))
         Parallel.forEachRange(split.extent, parts: split.parts, alignment: split.alignment) { range in
             switch split.axis {
             case .rows:
@@ -92,11 +103,11 @@ extension HostProducts {
                 te_sgemm_packed(transposeA ? 1 : 0, m, n, k, a, lda, shared, range.lowerBound, range.upperBound,
                                 c, ldc, accumulate ? 1 : 0)
             case .batch:
-                break
+                // One product is never split by batch.
+                te_sgemm_packed(transposeA ? 1 : 0, m, n, k, a, lda, shared, 0, n, c, ldc, accumulate ? 1 : 0)
             }
         }
-        withExtendedLifetime(packed) {}
-        return true
+        withExtendedLifetime(packedB) {}
     }
 }
 
