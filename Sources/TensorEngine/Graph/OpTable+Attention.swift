@@ -31,14 +31,17 @@ extension ShapeRules {
 }
 
 extension CostRules {
-    /// Two products (`2·Lq·Lk·d` and `2·Lq·Lk·dv` per batch) and a softmax over the scores (about
-    /// 14 FLOPs per score), reading the operands once and writing the result: the traffic of the
-    /// fused kernel, which keeps each block of scores in cache.
+    /// Two products (`2·Lq·Lk·d` and `2·Lq·Lk·dv` per batch) and a softmax over the scores,
+    /// reading the operands once and writing the result: the traffic of the fused kernel, which
+    /// keeps each block of scores in cache. The whole op is priced at the device's product rate,
+    /// so each score's softmax counts as the products' FLOPs that take as long: about 50 (an
+    /// exponential and its share of two passes take 0.15 ns per score on the 2-core development
+    /// machine, where products run at about 0.003 ns per FLOP).
     static let attention: CostRule = { op, inputs, output in
         let q = inputs[0].signature.shape
         let (rank, lk, dv) = (q.count, Double(inputs[1].signature.shape[q.count - 2]), Double(output.shape.last ?? 0))
         let d = Double(q[rank - 1])
-        let perOutput = dv > 0 ? (2 * lk * (d + dv) + 14 * lk) / dv : 0
+        let perOutput = dv > 0 ? (2 * lk * (d + dv) + 50 * lk) / dv : 0
         return streaming(op, inputs, output, flopsPerElement: perOutput, costClass: .matmul)
     }
 }
