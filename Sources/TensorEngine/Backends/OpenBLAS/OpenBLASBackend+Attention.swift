@@ -18,13 +18,12 @@ extension OpenBLASBackend {
         let batches = batchShape.reduce(1, *)
         guard output.elementCount > 0 else { return result }
         guard lk > 0, d > 0 else {
-            // No keys: an empty sum of values (the decomposition's product over zero terms is 0).
-            // No depth: every score is 0 (plus the mask), handled below only when there are keys.
+            // No keys: each result is an empty sum of values, 0. No depth: every score is the mask's.
             if lk == 0 {
                 out.update(repeating: 0, count: output.elementCount)
                 return result
             }
-            return try attentionByDecomposition(op, inputs, output)
+            return try attentionWithoutDepth(op, inputs, output)
         }
         let (query, key, value) = (try contiguous(inputs[0]), try contiguous(inputs[1]), try contiguous(inputs[2]))
         let q = UnsafePointer(query.pointer.assumingMemoryBound(to: Float.self))
@@ -51,15 +50,8 @@ extension OpenBLASBackend {
                     transposeA: false, transposeB: true, m: rows, n: lk, k: d, q + (batch * lq + first) * d, lda: d,
                     k + batch * lk * d, ldb: d, scores, ldc: lk, accumulate: false)
                 for row in 0..<rows {
-                    let line = scores + row * lk
-                    let position = first + row
-                    Self.scaleAndMask(line, lk, scale: scale, mask: mask?.row(batch: batch, query: position))
-                    if causal {
-                        // Query i sees keys j ≤ i + Lk - Lq.
-                        let visible = Swift.max(0, position + lk - lq + 1)
-                        if visible < lk { (line + visible).update(repeating: -.infinity, count: lk - visible) }
-                    }
-                    RowKernels.softmax(line, line, lk, logarithmic: false)
+                    Self.weigh(scores + row * lk, keys: lk, query: first + row, of: lq, scale: scale,
+                               mask: mask?.row(batch: batch, query: first + row), causal: causal)
                 }
                 HostProducts.multiply(
                     transposeA: false, transposeB: false, m: rows, n: dv, k: lk, scores, lda: lk, v + batch * lk * dv,
@@ -68,6 +60,18 @@ extension OpenBLASBackend {
         }
         withExtendedLifetime((query.keepAlive, key.keepAlive, value.keepAlive, mask)) {}
         return result
+    }
+
+    /// One query's scores turned into its weights, in place: scaled, masked, the keys after its
+    /// position hidden when `causal` (query i of Lq sees keys j ≤ i + Lk - Lq), then the softmax.
+    private static func weigh(_ line: UnsafeMutablePointer<Float>, keys lk: Int, query position: Int, of lq: Int,
+                              scale: Float, mask: (pointer: UnsafePointer<Float>, stride: Int)?, causal: Bool) {
+        scaleAndMask(line, lk, scale: scale, mask: mask)
+        if causal {
+            let visible = Swift.max(0, position + lk - lq + 1)
+            if visible < lk { (line + visible).update(repeating: -.infinity, count: lk - visible) }
+        }
+        RowKernels.softmax(line, line, lk, logarithmic: false)
     }
 
     /// `line[j] = line[j] · scale + mask[j]`.
@@ -84,12 +88,11 @@ extension OpenBLASBackend {
         }
     }
 
-    /// A depth-0 attention (every score is the mask alone) through its decomposition on this
-    /// backend's own kernels; rare enough not to need a path of its own.
-    private func attentionByDecomposition(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+    /// Attention with queries and keys of depth 0: every score is the mask's (or 0), and the
+    /// softmax of each query's row weighs the values, in plain loops (a rare case).
+    private func attentionWithoutDepth(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "attention")
         let out = buffer.elements(as: Float.self)
-        // Scores all equal the mask (or 0): the softmax of the mask's row weighs the values.
         let shape = inputs[0].shape
         let rank = shape.count
         let (lq, lk, dv) = (shape[rank - 2], inputs[1].shape[rank - 2], output.shape[rank - 1])
@@ -103,12 +106,8 @@ extension OpenBLASBackend {
                 line.withUnsafeMutableBufferPointer { row in
                     let base = row.baseAddress.unsafelyUnwrapped
                     base.update(repeating: 0, count: lk)
-                    Self.scaleAndMask(base, lk, scale: 1, mask: mask?.row(batch: batch, query: position))
-                    if op.isCausal {
-                        let visible = Swift.max(0, position + lk - lq + 1)
-                        if visible < lk { (base + visible).update(repeating: -.infinity, count: lk - visible) }
-                    }
-                    RowKernels.softmax(base, base, lk, logarithmic: false)
+                    Self.weigh(base, keys: lk, query: position, of: lq, scale: 1,
+                               mask: mask?.row(batch: batch, query: position), causal: op.isCausal)
                     for j in 0..<dv {
                         var sum: Float = 0
                         for p in 0..<lk { sum += base[p] * v[(batch * lk + p) * dv + j] }
