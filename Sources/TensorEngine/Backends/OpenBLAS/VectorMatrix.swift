@@ -20,22 +20,47 @@ enum VectorMatrix {
             for j in columns { c[j] = dot(a, incA: incA, b + j * leading, k) }
             return
         }
+        // Rows of B in order, four at a time: B is read as it lies in memory (a block of columns
+        // walked down all the rows reads one run per row, `leading` floats apart, which the
+        // prefetchers follow late: 1×768 · 768×3072 took 150-215 µs that way). The running sums
+        // live in `c` (one row, in L1) and each column still adds its terms in ascending k.
         let width = Vector.scalarCount
-        var j = columns.lowerBound
-        // Vector blocks of columns: the running sums stay in registers across the rows of B.
-        while j + width <= columns.upperBound {
-            var total = Vector(repeating: 0)
-            for p in 0..<k {
-                let row = UnsafeRawPointer(b + p * leading + j)
-                total += Vector(repeating: a[p * incA]) * row.loadUnaligned(as: Vector.self)
+        let (first, end) = (columns.lowerBound, columns.upperBound)
+        (c + first).update(repeating: 0, count: end - first)
+        var p = 0
+        while p + 4 <= k {
+            let (a0, a1, a2, a3) = (a[p * incA], a[(p + 1) * incA], a[(p + 2) * incA], a[(p + 3) * incA])
+            let rows = (b + p * leading, b + (p + 1) * leading, b + (p + 2) * leading, b + (p + 3) * leading)
+            var j = first
+            while j + width <= end {
+                var total = UnsafeRawPointer(c + j).loadUnaligned(as: Vector.self)
+                total += Vector(repeating: a0) * UnsafeRawPointer(rows.0 + j).loadUnaligned(as: Vector.self)
+                total += Vector(repeating: a1) * UnsafeRawPointer(rows.1 + j).loadUnaligned(as: Vector.self)
+                total += Vector(repeating: a2) * UnsafeRawPointer(rows.2 + j).loadUnaligned(as: Vector.self)
+                total += Vector(repeating: a3) * UnsafeRawPointer(rows.3 + j).loadUnaligned(as: Vector.self)
+                UnsafeMutableRawPointer(c + j).storeBytes(of: total, as: Vector.self)
+                j += width
             }
-            UnsafeMutableRawPointer(c + j).storeBytes(of: total, as: Vector.self)
-            j += width
+            while j < end {
+                c[j] = (((c[j] + a0 * rows.0[j]) + a1 * rows.1[j]) + a2 * rows.2[j]) + a3 * rows.3[j]
+                j += 1
+            }
+            p += 4
         }
-        for column in j..<columns.upperBound {
-            var total: Float = 0
-            for p in 0..<k { total += a[p * incA] * b[p * leading + column] }
-            c[column] = total
+        while p < k {
+            let (x, row) = (a[p * incA], b + p * leading)
+            var j = first
+            while j + width <= end {
+                let total = UnsafeRawPointer(c + j).loadUnaligned(as: Vector.self)
+                    + Vector(repeating: x) * UnsafeRawPointer(row + j).loadUnaligned(as: Vector.self)
+                UnsafeMutableRawPointer(c + j).storeBytes(of: total, as: Vector.self)
+                j += width
+            }
+            while j < end {
+                c[j] += x * row[j]
+                j += 1
+            }
+            p += 1
         }
     }
 
