@@ -20,8 +20,16 @@ extension Tensor {
         query: Tensor, key: Tensor, value: Tensor, mask: Tensor? = nil, scale: Float? = nil, causal: Bool = false,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Tensor {
+        attention(query, key, value, mask: mask, scale: scale, causal: causal, at: SourceLocation(file, line))
+    }
+
+    /// Records the attention op (the public form, and attention recognised in `matmul`).
+    static func attention(
+        _ query: Tensor, _ key: Tensor, _ value: Tensor, mask: Tensor?, scale: Float?, causal: Bool,
+        at location: SourceLocation?
+    ) -> Tensor {
         let operands = [query, key, value] + (mask.map { [$0] } ?? [])
-        return Tensor.record("attention", operands, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+        return Tensor.record("attention", operands, at: location) { signatures throws(RuleViolation) in
             let depth = signatures[0].shape.last ?? 0
             let factor = scale ?? 1 / Float(Swift.max(depth, 1)).squareRoot()
             guard factor.isFinite else { throw RuleViolation(.invalidArgument, "scale \(factor) must be finite") }

@@ -34,9 +34,9 @@ extension Tensor {
         guard query.op.kind != .broadcast, keyTransposed.op.kind != .broadcast else { return nil }
         var swapLast = Array(0..<rank)
         swapLast.swapAt(rank - 1, rank - 2)
-        let key = Tensor(node: keyTransposed).transposed(permutation: swapLast)
-        let fused = scaledDotProductAttention(
-            query: Tensor(node: query), key: key, value: values, mask: mask.map(Tensor.init(node:)), scale: scale)
+        let key = Tensor.record(.permute(swapLast), [Tensor(node: keyTransposed)], at: location)
+        let fused = attention(
+            Tensor(node: query), key, values, mask: mask.map(Tensor.init(node:)), scale: scale, causal: false, at: location)
         return fused.error == nil && fused.shape == probabilities.shape.dropLast() + [v.shape[rank - 1]] ? fused : nil
     }
 

@@ -37,7 +37,7 @@ enum HostProducts {
     /// Sizes must fit BLAS's 32-bit indices (checked by the callers).
     static func multiply(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
                          _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
-                         _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, kernel: Kernel = kernel) {
+                         _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool) {
         switch kernel {
         case .avx512 where m * n * k >= minimumKernelMultiplyAdds:
             // false: its packing space could not be allocated; OpenBLAS then computes the product.
@@ -62,19 +62,31 @@ extension HostProducts {
         te_sgemm_avx512(transposeA ? 1 : 0, transposeB ? 1 : 0, m, n, k, a, lda, b, ldb, c, ldc, accumulate ? 1 : 0) == 0
     }
 
-    /// One product `C = A·B` (or `+=`) computed by the engine's kernel on the backend's workers,
-    /// with B packed once into a buffer they share: the workers first pack disjoint panels of B,
-    /// then each computes its rows or columns of C (`split`). Each piece packing its own copy of B
-    /// cost 4 of them a third of a 256³ product. Returns `false`, having done nothing, where the
-    /// kernel does not pack B (few rows of A: it reads B in place) or is not the one chosen; the
+    /// One product `C = A·B` (or `+=`) computed by the engine's kernel on the backend's workers
+    /// from B packed whole, split as `split` says:
+    /// - B kept packed by ``PackedWeights`` (a weight seen before in `source`, the buffer holding
+    ///   it), whatever the size of A;
+    /// - else, where the kernel packs B (more than a few rows of A) and the product is cut into
+    ///   pieces, B packed once into a buffer the pieces share: the workers first pack disjoint
+    ///   panels of it. Each piece packing its own copy cost 4 of them a third of a 256³ product.
+    ///
+    /// Returns `false`, having done nothing, otherwise (or when another kernel is chosen); the
     /// caller then computes the product its own way.
-    static func multiplySharingPackedB(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
-                                       _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
-                                       _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool,
-                                       split: MatmulSplit) throws(TensorError) -> Bool {
-        guard kernel == .avx512, split.parts > 1, split.axis != .batch, m * n * k >= minimumKernelMultiplyAdds,
-            k > 0, te_sgemm_packs_b(transposeA ? 1 : 0, transposeB ? 1 : 0, m) != 0
+    static func multiplyFromPackedB(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
+                                    _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
+                                    source: HostBuffer?, _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool,
+                                    split: MatmulSplit) throws(TensorError) -> Bool {
+        guard kernel == .avx512, m > 1, n > 1, k > 0, m * n * k >= minimumKernelMultiplyAdds, split.axis != .batch
         else { return false }
+        if let source,
+            let kept = PackedWeights.shared.packed(
+                b, in: source, transposed: transposeB, k: k, n: n, ldb: ldb, workers: Parallel.workers)
+        {
+            multiply(transposeA: transposeA, m: m, n: n, k: k, a, lda: lda, packedB: kept, c, ldc: ldc,
+                     accumulate: accumulate, split: split)
+            return true
+        }
+        guard split.parts > 1, te_sgemm_packs_b(transposeA ? 1 : 0, transposeB ? 1 : 0, m) != 0 else { return false }
         let packed = try HostBuffer(byteCount: te_packed_b_floats(k, n) * MemoryLayout<Float>.stride, op: "matmul")
         let panels = (n + TE_NR - 1) / TE_NR
         let packedB = packed.elements(as: Float.self)

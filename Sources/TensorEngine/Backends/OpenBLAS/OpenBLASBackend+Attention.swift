@@ -17,13 +17,17 @@ extension OpenBLASBackend {
         let batchShape = Array(shape.dropLast(2))
         let batches = batchShape.reduce(1, *)
         guard output.elementCount > 0 else { return result }
+        guard [lq, d, lk, dv].allSatisfy({ $0 < Int(Int32.max) }) else {
+            throw TensorError(.unsupported, op: "attention", message: "a dimension of 2^31 or more exceeds BLAS's indices")
+        }
         guard lk > 0, d > 0 else {
             // No keys: each result is an empty sum of values, 0. No depth: every score is the mask's.
             if lk == 0 {
                 out.update(repeating: 0, count: output.elementCount)
-                return result
+            } else {
+                try attentionWithoutDepth(op, inputs, output, into: out)
             }
-            return try attentionWithoutDepth(op, inputs, output)
+            return result
         }
         let (query, key, value) = (try contiguous(inputs[0]), try contiguous(inputs[1]), try contiguous(inputs[2]))
         let q = UnsafePointer(query.pointer.assumingMemoryBound(to: Float.self))
@@ -90,9 +94,8 @@ extension OpenBLASBackend {
 
     /// Attention with queries and keys of depth 0: every score is the mask's (or 0), and the
     /// softmax of each query's row weighs the values, in plain loops (a rare case).
-    private func attentionWithoutDepth(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        let (result, buffer) = try allocate(output, for: "attention")
-        let out = buffer.elements(as: Float.self)
+    private func attentionWithoutDepth(_ op: Op, _ inputs: [Value], _ output: TensorSignature,
+                                       into out: UnsafeMutablePointer<Float>) throws(TensorError) {
         let shape = inputs[0].shape
         let rank = shape.count
         let (lq, lk, dv) = (shape[rank - 2], inputs[1].shape[rank - 2], output.shape[rank - 1])
@@ -117,7 +120,6 @@ extension OpenBLASBackend {
             }
         }
         withExtendedLifetime((value.keepAlive, mask)) {}
-        return result
     }
 }
 

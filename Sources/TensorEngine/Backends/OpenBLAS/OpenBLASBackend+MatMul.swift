@@ -58,23 +58,11 @@ extension OpenBLASBackend {
             return result
         }
         let split = MatmulSplit(batches: offsets.count, m: m, n: n, k: k)
-        if offsets.count == 1, HostProducts.kernel == .avx512, m > 1, n > 1,
-            m * n * k >= HostProducts.minimumKernelMultiplyAdds, let source = right.buffer as? HostBuffer,
-            let packed = PackedWeights.shared.packed(
-                y.pointer + offsets[0].1, in: source, transposed: y.transposed, k: k, n: n, ldb: y.leading,
-                workers: Parallel.workers)
-        {
-            // B seen before in this buffer (a weight): its packed panels, kept.
-            HostProducts.multiply(
-                transposeA: x.transposed, m: m, n: n, k: k, x.pointer + offsets[0].0, lda: x.leading, packedB: packed,
-                out, ldc: n, accumulate: false, split: split)
-            withExtendedLifetime((left, right)) {}
-            return result
-        }
         if offsets.count == 1,
-            try HostProducts.multiplySharingPackedB(
+            try HostProducts.multiplyFromPackedB(
                 transposeA: x.transposed, transposeB: y.transposed, m: m, n: n, k: k, x.pointer + offsets[0].0,
-                lda: x.leading, y.pointer + offsets[0].1, ldb: y.leading, out, ldc: n, accumulate: false, split: split)
+                lda: x.leading, y.pointer + offsets[0].1, ldb: y.leading, source: right.buffer as? HostBuffer, out,
+                ldc: n, accumulate: false, split: split)
         {
             withExtendedLifetime((left, right)) {}
             return result

@@ -9,15 +9,12 @@ import CIntrinsics
 /// a closure as large as ``VectorMath/exp(_:)`` is not inlined there, and is then called once per
 /// vector with its constants reloaded on every call.
 enum RowKernels {
-    /// Whether softmax rows run the same arithmetic 16 lanes at a time (`Sources/CIntrinsics/rows.h`,
-    /// ``CPUFlags/usesAVX512``).
-    static let usesAVX512 = CPUFlags.usesAVX512
-
     /// `out = exp(x - max) / Σ exp(x - max)`, or `(x - max) - log Σ exp(x - max)` when
     /// `logarithmic` (the shift is subtracted first: folding `max + log Σ` into one shift rounds
     /// the logarithm away when |max| is large, e.g. spacing 1 at 8.9e6).
     static func softmax(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, logarithmic: Bool) {
-        if usesAVX512 {
+        if CPUFlags.usesAVX512 {
+            // The same arithmetic 16 lanes at a time (Sources/CIntrinsics/rows.h).
             te_softmax_row_avx512(x, out, n, logarithmic ? 1 : 0)
             return
         }
