@@ -3,8 +3,9 @@
 // Prepended by the host to each family's source before it is built; it defines no kernels.
 //   - Turns off contraction of `a * b + c` into fma, so results round as the scalar semantics say.
 //   - Storage access macros per scalar type: TE_LOAD_<T>(pointer, index) gives the compute value
-//     (float for float32/float16, int for int32/bool); TE_STORE_<T>(pointer, index, value) writes
-//     it (float16 rounds to nearest even; bool stores 0 or 1).
+//     (float for float32/float16, int for int32/bool, long and double for int64 and float64);
+//     TE_STORE_<T>(pointer, index, value) writes it (float16 rounds to nearest even; bool stores
+//     0 or 1). The host runs no kernel on 64-bit types today; their macros complete the set.
 //   - Strided addressing: a layout is a shape and strides in `int8` vectors, right-aligned (the last
 //     axis is component s7, unused leading axes have extent 1) plus an element offset.
 //     te_coords(index, shape) gives the coordinates of a row-major index; te_at(coords, strides,
@@ -25,11 +26,15 @@
 #define TE_LOAD_F16(p, i) vload_half((i), (p))
 #define TE_LOAD_I32(p, i) ((int)((p)[(i)]))
 #define TE_LOAD_U8(p, i) ((int)((p)[(i)]))
+#define TE_LOAD_I64(p, i) ((long)((p)[(i)]))
+#define TE_LOAD_F64(p, i) ((double)((p)[(i)]))
 
 #define TE_STORE_F32(p, i, v) ((p)[(i)] = (v))
 #define TE_STORE_F16(p, i, v) vstore_half_rte((v), (i), (p))
 #define TE_STORE_I32(p, i, v) ((p)[(i)] = (v))
 #define TE_STORE_U8(p, i, v) ((p)[(i)] = (uchar)((v) != 0))
+#define TE_STORE_I64(p, i, v) ((p)[(i)] = (v))
+#define TE_STORE_F64(p, i, v) ((p)[(i)] = (v))
 
 #define TE_COORD_STEP(k) q = index / shape.s##k; c.s##k = index - q * shape.s##k; index = q;
 

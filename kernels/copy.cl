@@ -9,7 +9,8 @@
 //       (a row-major copy of a column-major view) through a TILE x (TILE + 1) tile in local
 //       memory, so reads (down columns) and writes (along rows) are both in runs.
 //       Work-group: (TILE, TILE); global size rounded up to whole tiles.
-//   fill(dst, bits, count)    dst[i] = bits (the element's bit pattern, computed on the host)
+//   fill(dst, low, high, count)    dst[i] = the element's bit pattern (computed on the host; high
+//                            holds bits 32-63 of 8-byte elements)
 // Elements are moved as bit patterns: E_T is uchar, ushort or uint by element size.
 // Tuning macros: E_T (default uint), TILE (default 16), TE_RANK (common.cl).
 #ifndef E_T
@@ -42,7 +43,7 @@ void transpose_tiled(__global const E_T* src, int srcOffset, int rows, int cols,
     if (r < rows && c < cols) dst[dstOffset + r * cols + c] = tile[lx][ly];
 }
 
-__kernel void fill(__global E_T* dst, uint bits, int count) {
+__kernel void fill(__global E_T* dst, uint low, uint high, int count) {
     int i = get_global_id(0);
-    if (i < count) dst[i] = (E_T)bits;
+    if (i < count) dst[i] = (E_T)(((ulong)high << 32) | low);
 }

@@ -6,7 +6,10 @@
 // below for what C does not say the way the table does:
 //   - float values compute in float (float16 is loaded and stored through vload_half/vstore_half_rte);
 //   - int32 arithmetic wraps on overflow (computed on uint), x / 0 == 0, INT_MIN / -1 == INT_MIN;
-//     remainders truncate (the dividend's sign), x % 0 == 0, INT_MIN % -1 == 0;
+//     remainders truncate (the dividend's sign), x % 0 == 0, INT_MIN % -1 == 0; int64 the same
+//     in long (te_l*);
+//   - float64 values compute in double, on devices with cl_khr_fp64 (the host sends no float64
+//     work to others);
 //   - float minimum/maximum propagate NaN;
 //   - comparisons give int 0 or 1.
 // Generated kernel argument convention:
@@ -34,6 +37,24 @@ inline int te_imin(int a, int b) { return b < a ? b : a; }
 inline int te_imax(int a, int b) { return b >= a ? b : a; }
 
 // Conversions between compute domains, as storing into a tensor of the target type does.
+inline long te_lneg(long x) { return as_long(0ul - as_ulong(x)); }
+inline long te_labs(long x) { return x < 0 ? te_lneg(x) : x; }
+inline long te_ladd(long a, long b) { return as_long(as_ulong(a) + as_ulong(b)); }
+inline long te_lsub(long a, long b) { return as_long(as_ulong(a) - as_ulong(b)); }
+inline long te_lmul(long a, long b) { return as_long(as_ulong(a) * as_ulong(b)); }
+inline long te_ldiv(long a, long b) { return b == 0 ? 0 : ((a == LONG_MIN && b == -1) ? LONG_MIN : a / b); }
+inline long te_lrem(long a, long b) { return (b == 0 || (a == LONG_MIN && b == -1)) ? 0 : a % b; }
+inline long te_lmin(long a, long b) { return b < a ? b : a; }
+inline long te_lmax(long a, long b) { return b >= a ? b : a; }
+// The low 32 bits, as a store into int32 keeps them.
+inline int te_long_to_int(long x) { return as_int((uint)as_ulong(x)); }
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+inline double te_dmin(double a, double b) { return (isnan(a) || isnan(b)) ? NAN : (b < a ? b : a); }
+inline double te_dmax(double a, double b) { return (isnan(a) || isnan(b)) ? NAN : (b >= a ? b : a); }
+#endif
+
 inline int te_float_to_int(float x) { return convert_int_sat_rtz(x); }
 inline int te_float_to_bool(float x) { return x != 0.0f ? 1 : 0; }
 inline int te_int_to_bool(int x) { return x != 0 ? 1 : 0; }

@@ -265,10 +265,12 @@ package enum FuzzChecks {
         do throws(TensorError) {
             try await Tensor.evaluate([tensor], policy: policy)
             let elements: [Double] = switch tensor.dtype {
-            case .float32: try await tensor.shapedArray(of: Float.self).scalars.map(Double.init)
-            case .float16: try await tensor.shapedArray(of: Float16.self).scalars.map(Double.init)
-            case .int32: try await tensor.shapedArray(of: Int32.self).scalars.map(Double.init)
+            case .float32: try await tensor.shapedArray(of: Float.self).scalars.map { Double($0) }
+            case .float16: try await tensor.shapedArray(of: Float16.self).scalars.map { Double($0) }
+            case .int32: try await tensor.shapedArray(of: Int32.self).scalars.map { Double($0) }
             case .bool: try await tensor.shapedArray(of: Bool.self).scalars.map { $0 ? 1 : 0 }
+            case .int64: try await tensor.shapedArray(of: Int64.self).scalars.map { Double($0) }
+            case .float64: try await tensor.shapedArray(of: Double.self).scalars
             }
             return .success((tensor.shape, elements))
         } catch {

@@ -317,8 +317,10 @@ extension SampleInput {
             switch values {
             case .ordinary(let domain):
                 switch (domain, type) {
-                case (.all, .float32), (.all, .float16): return random.normal(UInt64(n)) * 1.5
+                case (.all, .float32), (.all, .float16), (.all, .float64): return random.normal(UInt64(n)) * 1.5
                 case (_, .int32): return (unit * 41).rounded(.down) - 20
+                // Beyond 32 bits, so that a 64-bit path narrowed anywhere shows.
+                case (_, .int64): return ((unit * 41).rounded(.down) - 20) * 4_294_967_296 + 3
                 case (_, .bool): return unit < 0.5 ? 0 : 1
                 case (.positive, _): return 0.5 + 2 * unit
                 case (.unitInterval, _): return -0.95 + 1.9 * unit
@@ -327,9 +329,10 @@ extension SampleInput {
             case .indices(let bound): return (unit * Double(bound)).rounded(.down)
             case .special(let shift):
                 switch type {
-                case .float32, .float16:
+                case .float32, .float16, .float64:
                     return SampleValues.specialValues[(n + shift) % SampleValues.specialValues.count]
                 case .int32: return [0, 1, -1, 2_147_483_647, -2_147_483_648, 7, -7][(n + shift) % 7]
+                case .int64: return [0, 1, -1, 4_294_967_296, -4_294_967_297, 9_007_199_254_740_992, -7][(n + shift) % 7]
                 case .bool: return (n + shift) % 2 == 0 ? 0 : 1
                 }
             }
@@ -339,6 +342,8 @@ extension SampleInput {
         case .float16: return Tensor(shape: shape, scalars: raw.map { Float16(Float($0)) })
         case .int32: return Tensor(shape: shape, scalars: raw.map { Int32($0) })
         case .bool: return Tensor(shape: shape, scalars: raw.map { $0 != 0 })
+        case .int64: return Tensor(shape: shape, scalars: raw.map { Int64(converting: $0) })
+        case .float64: return Tensor(shape: shape, scalars: raw)
         }
     }
 }

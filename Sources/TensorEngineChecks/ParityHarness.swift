@@ -6,8 +6,14 @@ package enum ParityHarness {
     package static func doubles(_ value: Value) throws -> [Double] {
         let elements = try HostElements(value)
         return value.layout.elementOffsets().map { offset in
-            value.scalarType.isFloatingPoint ? Double(elements.float(offset)) : Double(elements.int(offset))
+            value.scalarType.isFloatingPoint ? elements.double(offset) : Double(elements.long(offset))
         }
+    }
+
+    /// A host value's integer or boolean elements, row-major, exactly.
+    package static func integers(_ value: Value) throws -> [Int64] {
+        let elements = try HostElements(value)
+        return value.layout.elementOffsets().map { elements.long($0) }
     }
 
     /// The outcome of one case on one policy.
@@ -73,9 +79,12 @@ package enum ParityHarness {
         let expected: [Double]
         let actual: [Double]
         let outputType = referenceNode.signature.scalarType
+        let referenceValue: Value
+        let candidateValue: Value
         do {
             let (referenceValues, _) = try Engine.shared.run([referenceNode], policy: .only(.naive))
-            expected = try doubles(referenceValues[0])
+            referenceValue = referenceValues[0]
+            expected = try doubles(referenceValue)
         } catch {
             return .failed("\(parityCase): the naive reference failed: \(error)")
         }
@@ -84,17 +93,42 @@ package enum ParityHarness {
             guard values[0].shape == referenceNode.signature.shape, values[0].scalarType == outputType else {
                 return .failed("\(parityCase) on \(policy) [\(kernels)]: result \(describe(values[0].shape)) \(values[0].scalarType), expected \(describe(referenceNode.signature.shape)) \(outputType)")
             }
-            actual = try doubles(values[0])
+            candidateValue = values[0]
+            actual = try doubles(candidateValue)
         } catch {
             return .failed("\(parityCase) on \(policy) [\(kernels)]: failed: \(error)")
+        }
+        // Integers and booleans are compared exactly, whole (an Int64 past 2^53 too).
+        if !outputType.isFloatingPoint {
+            do {
+                let (want, got) = (try integers(referenceValue), try integers(candidateValue))
+                let bad = zip(want, got).enumerated().filter { $0.element.0 != $0.element.1 }
+                guard !bad.isEmpty else { return nil }
+                let examples = bad.prefix(4).map { "[\($0.offset)] expected \($0.element.0), got \($0.element.1)" }
+                return .failed("\(parityCase) on \(policy) [\(kernels)]: \(bad.count) of \(want.count) elements differ: \(examples.joined(separator: "; "))")
+            } catch {
+                return .failed("\(parityCase) on \(policy) [\(kernels)]: \(error)")
+            }
         }
         var tolerance = parityCase.tolerance
         if outputType == .float16 { tolerance.relative = max(tolerance.relative, 0x1p-10) }  // one half-precision ulp
         // Accumulated rounding error grows with the size of the summed terms, so for reductions
         // the absolute bound scales with the result's magnitude; elementwise ops are per element.
-        let magnitude = parityCase.reductionLength > 1 ? Float(max(1, expected.lazy.filter(\.isFinite).map(Swift.abs).max() ?? 1)) : 1
-        let scaled = Tolerance(absolute: tolerance.absolute * magnitude, relative: tolerance.relative)
-        let bad = zip(expected, actual).enumerated().filter { !scaled.accepts(Float($0.element.1), Float($0.element.0)) }
+        let largest = expected.lazy.filter(\.isFinite).map(Swift.abs).max() ?? 1
+        let magnitude = parityCase.reductionLength > 1 ? max(1, largest) : 1
+        // Float64 results are compared with all their digits (and a bound scaled in Double), the
+        // others as the Floats they hold.
+        let wide = outputType == .float64
+        let scaled = Tolerance(absolute: tolerance.absolute * Float(min(magnitude, 1e30)), relative: tolerance.relative)
+        let bad = zip(expected, actual).enumerated().filter { pair in
+            let (want, got) = pair.element
+            guard wide else { return !scaled.accepts(Float(got), Float(want)) }
+            if got.isNaN || want.isNaN { return !(got.isNaN && want.isNaN) }
+            if got == want { return false }
+            if got.isInfinite || want.isInfinite { return true }
+            let bound = Double(tolerance.absolute) * magnitude + Double(tolerance.relative) * Swift.abs(want)
+            return Swift.abs(got - want) > bound
+        }
         guard !bad.isEmpty else { return nil }
         let examples = bad.prefix(4).map { "[\($0.offset)] expected \($0.element.0), got \($0.element.1)" }.joined(separator: "; ")
         return .failed("\(parityCase) on \(policy) [\(kernels)]: \(bad.count) of \(expected.count) elements outside \(scaled): \(examples)")

@@ -109,6 +109,7 @@ package struct ONNXWorkload: Sendable {
             if model.inputFeatureNames.contains("token_type_ids") {
                 tensors["token_type_ids"] = Tensor(zerosOf: .int32, shape: [1, ids.count])
             }
+            tensors = Self.typed(tensors, for: model)
             try Tensor.evaluateNow(Array(tensors.values))
             return DictionaryFeatureProvider(tensors: tensors)
         }
@@ -149,8 +150,18 @@ package struct ONNXWorkload: Sendable {
         if model.inputFeatureNames.contains("token_type_ids") {
             inputs["token_type_ids"] = Tensor(zerosOf: .int32, shape: batch.ids.shape)
         }
+        inputs = Self.typed(inputs, for: model)
         try Tensor.evaluateNow(Array(inputs.values))
         return (model, inputs)
+    }
+
+    /// Token tensors in the model's own integer type (an export's `int64`), made once here so
+    /// that a timed prediction gets what onnxruntime gets and converts nothing.
+    private static func typed(_ tensors: [String: Tensor], for model: ONNXModel) -> [String: Tensor] {
+        tensors.reduce(into: [:]) { typed, entry in
+            let wanted = model.inputDescriptionsByName[entry.key]?.multiArrayConstraint?.dataType
+            typed[entry.key] = wanted == .int64 && entry.value.dtype == .int32 ? entry.value.cast(to: Int64.self) : entry.value
+        }
     }
 }
 

@@ -271,6 +271,8 @@ extension Tensor {
         case .float16: _ = try await shapedArray(of: Float16.self)
         case .int32: _ = try await shapedArray(of: Int32.self)
         case .bool: _ = try await shapedArray(of: Bool.self)
+        case .int64: _ = try await shapedArray(of: Int64.self)
+        case .float64: _ = try await shapedArray(of: Double.self)
         }
     }
 }

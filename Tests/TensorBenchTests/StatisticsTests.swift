@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func p99OnlyWithAHundredSamples() throws {
-        let samples = (1...200).map(Double.init)
+        let samples = (1...200).map { Double($0) }
         let statistics = try #require(SampleStatistics(samples))
         #expect(statistics.p99 == 198)  // rank ⌈0.99·200⌉ = 198
         #expect(statistics.p90 == 180)

@@ -12,24 +12,32 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable, Custo
     case int32
     /// Boolean, stored as one byte (0 or 1).
     case bool
+    /// 64-bit signed integer (`Int64`): ONNX's and PyTorch's index type. Arithmetic wraps on
+    /// overflow, as NumPy's does.
+    case int64
+    /// 64-bit IEEE 754 floating point (`Double`).
+    case float64
 
     /// Hashes the case, not its name (a `String` raw value would otherwise be hashed each time a
     /// signature goes into a plan key or a set).
     public func hash(into hasher: inout Hasher) { hasher.combine(caseNumber) }
 
-    /// The case's position, 0 to 3: what hashing and ``ScalarTypeSet`` use in place of the name.
+    /// The case's position, 0 to 5: what hashing and ``ScalarTypeSet`` use in place of the name.
     var caseNumber: UInt8 {
         switch self {
         case .float32: 0
         case .float16: 1
         case .int32: 2
         case .bool: 3
+        case .int64: 4
+        case .float64: 5
         }
     }
 
     /// The number of bytes one element occupies in memory.
     public var byteCount: Int {
         switch self {
+        case .int64, .float64: 8
         case .float32, .int32: 4
         case .float16: 2
         case .bool: 1
@@ -39,15 +47,15 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable, Custo
     /// Whether the type is a floating-point type.
     public var isFloatingPoint: Bool {
         switch self {
-        case .float32, .float16: true
-        case .int32, .bool: false
+        case .float32, .float16, .float64: true
+        case .int32, .int64, .bool: false
         }
     }
 
     /// Whether arithmetic (`+`, `*`, sums, ...) is defined for the type.
     public var isNumeric: Bool {
         switch self {
-        case .float32, .float16, .int32: true
+        case .float32, .float16, .float64, .int32, .int64: true
         case .bool: false
         }
     }
@@ -59,16 +67,19 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable, Custo
         case .float16: Float16.self
         case .int32: Int32.self
         case .bool: Bool.self
+        case .int64: Int64.self
+        case .float64: Double.self
         }
     }
 
-    /// The name NumPy uses for the type (`float32`, `float16`, `int32`, `bool`).
+    /// The name NumPy uses for the type (`float32`, `float16`, `int32`, `bool`, `int64`, `float64`).
     public var description: String { rawValue }
 }
 
 /// A Swift type that can be the element type of a ``Tensor`` or ``ShapedArray``.
 ///
-/// `Float`, `Float16`, `Int32` and `Bool` conform. The protocol is not meant for conformance outside
+/// `Float`, `Float16`, `Int32`, `Bool`, `Int64` and `Double` conform. Plain literals make `Float`
+/// tensors, as in MLTensor: the initializers that take `Float` are preferred to the generic ones. The protocol is not meant for conformance outside
 /// the engine: each conforming type must correspond to one ``ScalarType`` case.
 public protocol TensorScalar: Sendable, Equatable {
     /// The engine's scalar type for this Swift type.
@@ -107,13 +118,37 @@ extension Int32: TensorScalar {
     public init(converting value: Double) { self = Int32.saturating(value) }
     /// The value as a `Double` (exact).
     public var doubleValue: Double { Double(self) }
+}
 
-    static func saturating(_ value: Double) -> Int32 {
+extension Int64: TensorScalar {
+    /// ``ScalarType/int64``.
+    public static var scalarType: ScalarType { .int64 }
+    /// Converts by truncating toward zero, saturating at the type's bounds; NaN gives 0.
+    public init(converting value: Double) { self = Int64.saturating(value) }
+    /// The value as a `Double` (exact up to 2^53 in magnitude, rounded to nearest beyond).
+    public var doubleValue: Double { Double(self) }
+}
+
+extension FixedWidthInteger where Self: SignedInteger {
+    /// `value` truncated toward zero and saturated at the type's bounds; NaN gives 0.
+    ///
+    /// `Double(max)` is exact for `Int32` and rounds up to 2^63 for `Int64`, the first `Double`
+    /// past it; below those bounds every `Double` truncates to a value of the type.
+    static func saturating(_ value: Double) -> Self {
         if value.isNaN { return 0 }
-        if value >= 2_147_483_647 { return .max }
-        if value <= -2_147_483_648 { return .min }
-        return Int32(value.rounded(.towardZero))
+        if value >= Double(Self.max) { return .max }
+        if value <= Double(Self.min) { return .min }
+        return Self(value.rounded(.towardZero))
     }
+}
+
+extension Double: TensorScalar {
+    /// ``ScalarType/float64``.
+    public static var scalarType: ScalarType { .float64 }
+    /// The value itself.
+    public init(converting value: Double) { self = value }
+    /// The value itself.
+    public var doubleValue: Double { self }
 }
 
 extension Bool: TensorScalar {

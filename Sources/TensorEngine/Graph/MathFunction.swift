@@ -109,6 +109,45 @@ package enum MathFunction: Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The function on `Double`, as the C library computes it (the second argument is ignored by
+    /// one-argument functions).
+    func evaluate(_ x: Double, _ y: Double = 0) -> Double {
+        switch self {
+        case .exp: Glibc.exp(x)
+        case .exp2: Glibc.exp2(x)
+        case .expm1: Glibc.expm1(x)
+        case .log: Glibc.log(x)
+        case .log2: Glibc.log2(x)
+        case .log10: Glibc.log10(x)
+        case .log1p: Glibc.log1p(x)
+        case .sqrt: x.squareRoot()
+        case .cbrt: Glibc.cbrt(x)
+        case .sin: Glibc.sin(x)
+        case .cos: Glibc.cos(x)
+        case .tan: Glibc.tan(x)
+        case .asin: Glibc.asin(x)
+        case .acos: Glibc.acos(x)
+        case .atan: Glibc.atan(x)
+        case .sinh: Glibc.sinh(x)
+        case .cosh: Glibc.cosh(x)
+        case .tanh: Glibc.tanh(x)
+        case .asinh: Glibc.asinh(x)
+        case .acosh: Glibc.acosh(x)
+        case .atanh: Glibc.atanh(x)
+        case .erf: Glibc.erf(x)
+        case .erfc: Glibc.erfc(x)
+        case .floor: x.rounded(.down)
+        case .ceil: x.rounded(.up)
+        case .rint: x.rounded(.toNearestOrEven)
+        case .trunc: x.rounded(.towardZero)
+        case .pow: Glibc.pow(x, y)
+        case .atan2: Glibc.atan2(x, y)
+        case .fmod: Glibc.fmod(x, y)
+        case .hypot: Glibc.hypot(x, y)
+        case .copysign: Glibc.copysign(x, y)
+        }
+    }
+
     /// Floating-point operations per evaluation, for the cost model (transcendentals count as
     /// several).
     var flops: Double {

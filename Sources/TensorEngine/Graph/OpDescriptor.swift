@@ -152,8 +152,9 @@ package enum ReductionMonoid: Sendable, Hashable {
         }
     }
 
-    /// Combines integers, wrapping on overflow.
-    func combine(_ a: Int32, _ b: Int32) -> Int32 {
+    /// Combines integers, wrapping on overflow (an `Int32` result kept in `Int64` wraps when it is
+    /// stored: the low 32 bits of a wrapped 64-bit sum or product are the wrapped 32-bit one).
+    func combine(_ a: Int64, _ b: Int64) -> Int64 {
         switch self {
         case .sum: a &+ b
         case .product: a &* b
@@ -162,13 +163,14 @@ package enum ReductionMonoid: Sendable, Hashable {
         }
     }
 
-    /// The integer identity (the extremes of `Int32` for the extremes).
-    var integerIdentity: Int32 {
-        switch self {
+    /// The integer identity for values of `type` (the type's extremes for the extremes).
+    func integerIdentity(_ type: ScalarType) -> Int64 {
+        let wide = type == .int64
+        return switch self {
         case .sum: 0
         case .product: 1
-        case .maximum: .min
-        case .minimum: .max
+        case .maximum: wide ? .min : Int64(Int32.min)
+        case .minimum: wide ? .max : Int64(Int32.max)
         }
     }
 }
@@ -253,10 +255,13 @@ package struct Tolerance: Sendable, Hashable, CustomStringConvertible {
 
 extension ScalarTypeSet {
     /// Every scalar type.
-    static let all: ScalarTypeSet = [.float32, .float16, .int32, .bool]
+    static let all: ScalarTypeSet = [.float32, .float16, .int32, .bool, .int64, .float64]
     /// The types with arithmetic.
-    static let numeric: ScalarTypeSet = [.float32, .float16, .int32]
-    static let floats: ScalarTypeSet = [.float32, .float16]
+    static let numeric: ScalarTypeSet = [.float32, .float16, .int32, .int64, .float64]
+    /// The floating-point types.
+    static let floats: ScalarTypeSet = [.float32, .float16, .float64]
+    /// The integer types (what indices are).
+    static let integers: ScalarTypeSet = [.int32, .int64]
     static let bool: ScalarTypeSet = [.bool]
 
     /// The members, in `ScalarType.allCases` order.

@@ -6,9 +6,9 @@
 /// implements the node kinds below once; a new op written with them needs nothing from any
 /// target.
 ///
-/// Values live in one of two domains (``ScalarDomain``): `Float` (float32 and float16 operands,
-/// math functions) or `Int32` (int32 and bool operands, comparisons). ``typed(operands:)`` decides
-/// each node's domain and makes conversions explicit.
+/// Values live in one of four domains (``ScalarDomain``): `Float` (float32 and float16 operands,
+/// math functions), `Double` (float64), `Int32` (int32 and bool operands, comparisons) or `Int64`
+/// (int64). ``typed(operands:)`` decides each node's domain and makes conversions explicit.
 package indirect enum ScalarExpression: Sendable, Hashable {
     /// The op's operand at this position.
     case operand(Int)
@@ -53,19 +53,60 @@ package enum Comparison: Sendable, Hashable, CaseIterable {
 }
 
 /// Where a value inside an elementwise expression is computed.
+///
+/// Where two domains meet, the value moves up the order `integer < long < float < double`: an
+/// integer meets a float in the float, and anything meets a float64 in `Double`.
 package enum ScalarDomain: Sendable, Hashable {
-    /// `Float`: float32 and float16 values (float16 is widened), math functions.
+    /// `Float`: float32 and float16 values (float16 is widened), math functions on them.
     case float
+    /// `Double`: float64 values, math functions on them.
+    case double
     /// `Int32`: int32 and bool values (bools are 0 or 1), comparison results.
     case integer
+    /// `Int64`: int64 values.
+    case long
 
     /// The domain an operand of this scalar type is read into.
     init(_ type: ScalarType) {
-        self = type.isFloatingPoint ? .float : .integer
+        switch type {
+        case .float32, .float16: self = .float
+        case .float64: self = .double
+        case .int32, .bool: self = .integer
+        case .int64: self = .long
+        }
+    }
+
+    /// Whether values of the domain are floating point.
+    var isFloatingPoint: Bool {
+        switch self {
+        case .float, .double: true
+        case .integer, .long: false
+        }
+    }
+
+    /// The position in the order values move up in when domains meet.
+    private var rank: Int {
+        switch self {
+        case .integer: 0
+        case .long: 1
+        case .float: 2
+        case .double: 3
+        }
+    }
+
+    /// The domain two values meet in.
+    static func meeting(_ a: ScalarDomain, _ b: ScalarDomain) -> ScalarDomain { a.rank >= b.rank ? a : b }
+
+    /// The floating-point domain math functions on a value of this domain run in.
+    var floatingPoint: ScalarDomain {
+        switch self {
+        case .double: .double
+        case .float, .integer, .long: .float
+        }
     }
 }
 
-/// An expression whose every node has a domain, conversions from integer to float explicit and
+/// An expression whose every node has a domain, conversions up the domain order explicit and
 /// `apply` nodes carrying the applied op's expression: what targets consume.
 package indirect enum TypedExpression: Sendable, Hashable {
     case operand(Int, ScalarDomain)
@@ -77,10 +118,11 @@ package indirect enum TypedExpression: Sendable, Hashable {
     case compare(Comparison, TypedExpression, TypedExpression)
     /// Branches of one domain; the condition of either.
     case select(TypedExpression, TypedExpression, TypedExpression)
-    /// Float arguments, a float result.
+    /// Arguments of one floating-point domain, a result of that domain.
     case math(MathFunction, [TypedExpression])
-    /// An integer value as a float.
-    case toFloat(TypedExpression)
+    /// A value converted up to a wider domain (an integer to a float, an `Int32` to an `Int64`,
+    /// a `Float` to a `Double`).
+    case converted(TypedExpression, to: ScalarDomain)
     /// `op` on `arguments`; `body` is its expression with the arguments in place of its operands.
     case applied(Op, arguments: [TypedExpression], body: TypedExpression)
 
@@ -91,7 +133,8 @@ package indirect enum TypedExpression: Sendable, Hashable {
         case .arithmetic(_, let a, _): a.domain
         case .compare: .integer
         case .select(_, let a, _): a.domain
-        case .math, .toFloat: .float
+        case .math(_, let arguments): arguments.first?.domain ?? .float
+        case .converted(_, let domain): domain
         case .applied(_, _, let body): body.domain
         }
     }
@@ -99,7 +142,7 @@ package indirect enum TypedExpression: Sendable, Hashable {
 
 extension ScalarExpression {
     /// The expression with domains resolved for operands of the given types: literals take the
-    /// domain of what they meet, mixed integer and float operands meet in float.
+    /// domain of what they meet, mixed operands meet in the wider domain (``ScalarDomain``).
     func typed(operands: [ScalarType]) -> TypedExpression {
         typed(operands.map(ScalarDomain.init), expected: nil)
     }
@@ -125,7 +168,8 @@ extension ScalarExpression {
             let test = condition.typed(operands, expected: condition.natural(operands) ?? .integer)
             return .select(test, a.typed(operands, in: domain), b.typed(operands, in: domain))
         case .math(let function, let arguments):
-            return .math(function, arguments.map { $0.typed(operands, in: .float) })
+            let domain = Self.mathDomain(arguments, operands)
+            return .math(function, arguments.map { $0.typed(operands, in: domain) })
         case .apply(let op, let arguments):
             let typedArguments = arguments.map { $0.typed(operands, expected: $0.natural(operands) ?? expected) }
             let body = op.elementwiseExpression.substituting(arguments).typed(operands, expected: expected)
@@ -133,10 +177,17 @@ extension ScalarExpression {
         }
     }
 
-    /// Typed in `domain`, converted to float when it is an integer expression in a float place.
+    /// Typed in `domain`, converted up to it when it is of a narrower one.
     private func typed(_ operands: [ScalarDomain], in domain: ScalarDomain) -> TypedExpression {
         let result = typed(operands, expected: domain)
-        return result.domain == .integer && domain == .float ? .toFloat(result) : result
+        return ScalarDomain.meeting(result.domain, domain) == result.domain ? result : .converted(result, to: domain)
+    }
+
+    /// The floating-point domain a math function of these arguments runs in: `Double` when one is
+    /// float64, else `Float`.
+    private static func mathDomain(_ arguments: [ScalarExpression], _ operands: [ScalarDomain]) -> ScalarDomain {
+        let natural = arguments.compactMap { $0.natural(operands) }
+        return natural.contains(.double) ? .double : .float
     }
 
     /// The domain the expression has on its own, or `nil` when it is made of literals only.
@@ -148,14 +199,14 @@ extension ScalarExpression {
         case .arithmetic(_, let a, let b): Self.unify(a.natural(operands), b.natural(operands))
         case .compare: .integer
         case .select(_, let a, let b): Self.unify(a.natural(operands), b.natural(operands))
-        case .math: .float
+        case .math(_, let arguments): Self.mathDomain(arguments, operands)
         case .apply(let op, let arguments): op.elementwiseExpression.substituting(arguments).natural(operands)
         }
     }
 
     private static func unify(_ a: ScalarDomain?, _ b: ScalarDomain?) -> ScalarDomain? {
-        if a == .float || b == .float { return .float }
-        return a ?? b
+        guard let a, let b else { return a ?? b }
+        return ScalarDomain.meeting(a, b)
     }
 
     /// The expression with `arguments[i]` in place of `.operand(i)`.

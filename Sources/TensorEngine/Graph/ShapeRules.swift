@@ -268,13 +268,13 @@ enum ShapeRules {
         return TensorSignature(shape: shape, scalarType: first.scalarType)
     }
 
-    /// `gather(values, indices)`: values along the axis picked by `Int32` indices.
+    /// `gather(values, indices)`: values along the axis picked by `Int32` or `Int64` indices.
     static let gather: ShapeRule = { op, inputs throws(RuleViolation) in
         let (x, indices) = (inputs[0], inputs[1])
         let axis = op.axis
         try Op.requireAxes([axis], rank: x.shape.count)
-        guard indices.scalarType == .int32 else {
-            throw RuleViolation(.scalarTypeMismatch, "indices must be int32, not \(indices.scalarType)")
+        guard ScalarTypeSet.integers.contains(indices.scalarType) else {
+            throw RuleViolation(.scalarTypeMismatch, "indices must be int32 or int64, not \(indices.scalarType)")
         }
         let shape = Array(x.shape[..<axis]) + indices.shape + Array(x.shape[(axis + 1)...])
         return TensorSignature(shape: shape, scalarType: x.scalarType)
@@ -286,8 +286,8 @@ enum ShapeRules {
         let (x, indices, updates) = (inputs[0], inputs[1], inputs[2])
         let axis = op.axis
         try Op.requireAxes([axis], rank: x.shape.count)
-        guard indices.scalarType == .int32 else {
-            throw RuleViolation(.scalarTypeMismatch, "indices must be int32, not \(indices.scalarType)")
+        guard ScalarTypeSet.integers.contains(indices.scalarType) else {
+            throw RuleViolation(.scalarTypeMismatch, "indices must be int32 or int64, not \(indices.scalarType)")
         }
         guard updates.scalarType == x.scalarType else {
             throw RuleViolation(.scalarTypeMismatch, "updates of \(updates.scalarType) cannot go into \(x.scalarType)")

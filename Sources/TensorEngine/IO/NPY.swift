@@ -1,14 +1,14 @@
 import Foundation
 
 /// Reading and writing NumPy `.npy` files (format versions 1.0, 2.0 and 3.0; C order;
-/// little-endian `float32`, `float16`, `int32` and `bool`).
+/// little-endian `float32`, `float16`, `float64`, `int32`, `int64` and `bool`).
 package enum NPY {
     /// The header of `bytes` and the slice holding exactly its data, after checking the data's
     /// length against the file's (before anything is allocated) and, for `bool`, every byte.
     package static func decode(
-        _ bytes: UnsafeRawBufferPointer, wide: Bool = false
+        _ bytes: UnsafeRawBufferPointer
     ) throws(FileFormatError) -> (NPYHeader, UnsafeRawBufferPointer) {
-        let header = try NPYHeader(parsing: bytes, wide: wide)
+        let header = try NPYHeader(parsing: bytes)
         let available = bytes.count - header.dataOffset
         guard available >= header.dataByteCount else {
             throw FileFormatError(.truncated, format: "npy", message: "shape \(describe(header.shape)) of \(header.scalarType) needs \(header.dataByteCount) bytes of data but the file has \(available)")
@@ -128,35 +128,6 @@ extension Tensor {
         }
     }
 
-    /// Reads a tensor from a `.npy` file, also accepting `int64` and `float64` data: `int64`
-    /// elements are narrowed to `Int32` (one outside its range is ``FileFormatError/Kind/invalidValue``),
-    /// `float64` ones rounded to `Float`. Token ids saved by NumPy and PyTorch are `int64`.
-    package init(npyFileConverting url: URL) throws(FileFormatError) {
-        let file = try MappedFile(url: url, format: "npy")
-        let (header, data): (NPYHeader, UnsafeRawBufferPointer)
-        do { (header, data) = try NPY.decode(file.bytes, wide: true) } catch { throw error.at(url.path) }
-        guard let wide = header.wideSource else {
-            do { self = try Tensor(npyBytes: file.bytes, owner: file) } catch { throw error.at(url.path) }
-            return
-        }
-        let count = data.count / 8
-        switch wide {
-        case .int64:
-            var values = [Int32](repeating: 0, count: count)
-            for index in 0..<count {
-                let value = Int64(littleEndian: data.loadUnaligned(fromByteOffset: index * 8, as: Int64.self))
-                guard let narrowed = Int32(exactly: value) else {
-                    throw FileFormatError(.invalidValue, format: "npy", path: url.path, message: "int64 element \(index) = \(value) is outside Int32, which the engine holds int64 in")
-                }
-                values[index] = narrowed
-            }
-            self = Tensor.constant(values, shape: header.shape, op: "npy", at: nil)
-        case .float64:
-            let values = (0..<count).map { Float(Double(bitPattern: UInt64(littleEndian: data.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)))) }
-            self = Tensor.constant(values, shape: header.shape, op: "npy", at: nil)
-        }
-    }
-
     /// Evaluates the tensor and returns the bytes of a `.npy` file holding it.
     public func npyData() async throws(TensorError) -> Data {
         switch dtype {
@@ -164,6 +135,8 @@ extension Tensor {
         case .float16: try await shapedArray(of: Float16.self).npyData
         case .int32: try await shapedArray(of: Int32.self).npyData
         case .bool: try await shapedArray(of: Bool.self).npyData
+        case .int64: try await shapedArray(of: Int64.self).npyData
+        case .float64: try await shapedArray(of: Double.self).npyData
         }
     }
 

@@ -14,18 +14,8 @@ package struct NPYHeader: Sendable, Hashable {
     var dataOffset: Int
     /// The byte size of the data, checked against overflow.
     var dataByteCount: Int
-    /// For a file read with `wide` allowed: the 8-byte type its elements have in the file
-    /// (`int64` becomes ``scalarType`` `int32`, `float64` becomes `float32`).
-    var wideSource: WideSource?
-
-    /// The 8-byte NumPy types a converting read accepts.
-    enum WideSource: Sendable, Hashable {
-        case int64, float64
-    }
-
-    /// Parses the header at the start of `bytes`; with `wide`, `int64` and `float64` are
-    /// accepted too (their values are converted when read, see ``Tensor/init(npyFileConverting:)``).
-    init(parsing bytes: UnsafeRawBufferPointer, wide: Bool = false) throws(FileFormatError) {
+    /// Parses the header at the start of `bytes`.
+    init(parsing bytes: UnsafeRawBufferPointer) throws(FileFormatError) {
         func fail(_ kind: FileFormatError.Kind, _ message: String) -> FileFormatError {
             FileFormatError(kind, format: "npy", message: message)
         }
@@ -68,14 +58,8 @@ package struct NPYHeader: Sendable, Hashable {
         }
         guard case .bool(let fortran)? = dictionary["fortran_order"] else { throw fail(.badHeader, "the header has no 'fortran_order' boolean") }
         guard case .tuple(let dimensions)? = dictionary["shape"] else { throw fail(.badHeader, "the header has no 'shape' tuple") }
-        let code = descr.dropFirst()
-        if wide, descr.first != ">", code == "i8" || code == "f8" {
-            wideSource = code == "i8" ? .int64 : .float64
-            scalarType = code == "i8" ? .int32 : .float32
-        } else {
-            scalarType = try NPYHeader.scalarType(descr)
-        }
-        let elementBytes = wideSource == nil ? scalarType.byteCount : 8
+        scalarType = try NPYHeader.scalarType(descr)
+        let elementBytes = scalarType.byteCount
         var shape: [Int] = []
         for dimension in dimensions {
             guard case .integer(let extent) = dimension, extent >= 0 else {
@@ -109,10 +93,14 @@ package struct NPYHeader: Sendable, Hashable {
         case "f2": .float16
         case "i4": .int32
         case "b1": .bool
+        case "i8": .int64
+        case "f8": .float64
         default: nil
         }
         guard let type else {
-            throw fail(.unsupportedDType, "element type '\(descr)' is not supported; use float32, float16, int32 or bool")
+            throw fail(
+                .unsupportedDType,
+                "element type '\(descr)' is not supported; use float32, float16, float64, int32, int64 or bool")
         }
         switch order {
         case "<", "|": return type
@@ -132,6 +120,8 @@ package struct NPYHeader: Sendable, Hashable {
         case .float16: "<f2"
         case .int32: "<i4"
         case .bool: "|b1"
+        case .int64: "<i8"
+        case .float64: "<f8"
         }
     }
 }

@@ -2,10 +2,8 @@ import Foundation
 
 extension Tensor {
     /// Reads a `.npy` file as the value of a model's input feature, converting its element type
-    /// where the conversion is exact: an `int64` file is narrowed to the engine's `Int32` (which
-    /// holds a model's `int64`; a value outside it is an error), an `int32` file serves any integer
-    /// input, a `float16` file a `float` one. A `float64` file serves only a `double` input (the
-    /// engine holds `double` as `Float`).
+    /// where the conversion is exact: an `int32` file serves an `int64` input, a `float16` file a
+    /// `float` or `double` one, a `float32` file a `double` one.
     ///
     /// - Throws: ``FileFormatError`` for an unreadable file, ``ModelError/Kind/invalidInput`` for
     ///   an element type that does not convert exactly to the feature's.
@@ -13,29 +11,24 @@ extension Tensor {
         guard let constraint = feature.multiArrayConstraint else {
             throw ModelError(.invalidInput, "input '\(feature.name)' is not a tensor (\(feature))")
         }
-        let bytes = try Data(contentsOf: url, options: .alwaysMapped)
-        let descr: String = bytes.withUnsafeBytes { raw in
-            guard let header = try? NPYHeader(parsing: raw, wide: true) else { return "" }
-            return header.wideSource == .int64
-                ? "i8" : header.wideSource == .float64 ? "f8" : header.scalarType.rawValue
-        }
-        let tensor = try Tensor(npyFileConverting: url)
-        let model = constraint.modelElementType
-        let accepted: Bool =
-            switch (descr, constraint.dataType) {
-            case ("f8", _): model == "double"
-            case ("i8", .int32): true
-            case (_, .float32): tensor.dtype == .float32 || tensor.dtype == .float16
-            case (_, let type): tensor.dtype == type
-            }
-        guard accepted else {
-            let given = descr == "i8" ? "int64" : descr == "f8" ? "float64" : tensor.dtype.description
+        let tensor = try Tensor(npyFile: url)
+        guard let converted = MultiArrayConstraint.exactly(tensor, as: constraint.dataType) else {
             throw ModelError(
                 .invalidInput,
-                "input '\(feature.name)' expects \(constraint); the file \(url.lastPathComponent) holds \(given), which does not convert exactly"
+                "input '\(feature.name)' expects \(constraint); the file \(url.lastPathComponent) holds \(tensor.dtype), which does not convert exactly"
             )
         }
-        self = tensor
+        self = converted
+    }
+}
+
+extension MultiArrayConstraint {
+    /// The tensor as values of `type` when its own type converts to it without loss (the same
+    /// type, `Int32` to `Int64`, a float to a wider float), else `nil`.
+    static func exactly(_ tensor: Tensor, as type: ScalarType) -> Tensor? {
+        let widening: [(ScalarType, ScalarType)] = [(.int32, .int64), (.float16, .float32), (.float16, .float64), (.float32, .float64)]
+        guard tensor.dtype == type || widening.contains(where: { $0 == (tensor.dtype, type) }) else { return nil }
+        return tensor.converted(to: type)
     }
 }
 
@@ -51,29 +44,36 @@ extension FeatureDescription {
                 .invalidInput,
                 "input '\(description.name)' expects \(constraint), given \(given), which does not convert exactly")
         }
-        let isDouble = constraint.modelElementType == "double"
+        let type = constraint.dataType
         switch value {
         case .tensor(let tensor):
-            return tensor
+            guard let converted = MultiArrayConstraint.exactly(tensor, as: type) else {
+                throw mismatch("a \(tensor.dtype) tensor \(describe(tensor.shape))")
+            }
+            return converted
         case .multiArray(let array):
-            let accepted: Bool =
-                switch array.dataType {
-                case .double: isDouble
-                case .float32, .float16: constraint.dataType == .float32 || constraint.dataType == .float16
-                case .int32: constraint.dataType == .int32
-                }
-            guard accepted else { throw mismatch("a \(array.dataType) multi-array \(describe(array.sizes))") }
-            return Tensor(array)
+            guard let converted = MultiArrayConstraint.exactly(Tensor(array), as: type) else {
+                throw mismatch("a \(array.dataType) multi-array \(describe(array.sizes))")
+            }
+            return converted
         case .int64(let integer):
-            guard constraint.dataType == .int32, let narrow = Int32(exactly: integer) else {
-                throw mismatch("the integer \(integer)")
+            let shape = Self.scalarShape(of: constraint)
+            switch type {
+            case .int64: return Tensor(repeating: integer, shape: shape)
+            case .int32:
+                guard let narrow = Int32(exactly: integer) else { throw mismatch("the integer \(integer)") }
+                return Tensor(repeating: narrow, shape: shape)
+            case .float32, .float16, .float64, .bool: throw mismatch("the integer \(integer)")
             }
-            return Tensor(repeating: narrow, shape: Self.scalarShape(of: constraint))
         case .double(let number):
-            guard constraint.dataType == .float32, isDouble || Double(Float(number)) == number else {
-                throw mismatch("the number \(number)")
+            let shape = Self.scalarShape(of: constraint)
+            switch type {
+            case .float64: return Tensor(repeating: number, shape: shape)
+            case .float32:
+                guard Double(Float(number)) == number else { throw mismatch("the number \(number)") }
+                return Tensor(repeating: Float(number), shape: shape)
+            case .float16, .int32, .int64, .bool: throw mismatch("the number \(number)")
             }
-            return Tensor(repeating: Float(number), shape: Self.scalarShape(of: constraint))
         case .string, .stringDictionary, .int64Dictionary, .sequence, .undefined:
             throw mismatch("a \(value.type) value")
         }

@@ -33,8 +33,7 @@ public struct MultiArrayConstraint: Sendable, Hashable, CustomStringConvertible 
     /// The model's own name of the element type (`float`, `int64`, ...).
     public let modelElementType: String
     /// The engine scalar type that holds the values: inputs must be of this type (or one that
-    /// converts exactly, as `Float16` to `Float`), outputs are of it. ONNX's `int64` is held as
-    /// `Int32` (values outside its range are an error), `double` as `Float`.
+    /// converts exactly, as `Int32` to `Int64` or `Float16` to `Float`), outputs are of it.
     public let dataType: ScalarType
 
     /// `int64 [batch, sequence]`.

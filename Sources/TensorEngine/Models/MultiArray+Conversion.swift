@@ -18,9 +18,11 @@ extension MultiArray {
 
     /// An array over a tensor's result, evaluating the tensor first (on the calling thread) when
     /// it has not run. The array shares the result without a copy until its first write. A `Bool`
-    /// tensor becomes an `int32` array of 0 and 1 (a copy).
+    /// tensor becomes an `int32` array of 0 and 1, and an `Int64` one an `int32` array (copies:
+    /// Core ML's arrays have no 64-bit integers).
     ///
-    /// - Throws: the ``TensorError`` the tensor carries or its evaluation throws.
+    /// - Throws: the ``TensorError`` the tensor carries or its evaluation throws;
+    ///   ``TensorError/Kind/tooLarge`` for an `Int64` value outside `Int32`.
     public convenience init(_ tensor: Tensor) throws(TensorError) {
         try Tensor.evaluateNow([tensor])
         guard let value = tensor.node?.storedResult, let buffer = value.buffer as? HostBuffer else {
@@ -34,6 +36,21 @@ extension MultiArray {
             let flags = start.assumingMemoryBound(to: Bool.self)
             let target = storage.pointer.assumingMemoryBound(to: Int32.self)
             for index in 0..<count { target[index] = flags[index] ? 1 : 0 }
+            self.init(storage: storage, sizes: shape, strides: Shape.contiguousStrides(shape), dataType: .int32)
+            return
+        }
+        guard tensor.dtype != .int64 else {
+            let storage = MultiArrayStorage(zeroedByteCount: count * 4)
+            let values = start.assumingMemoryBound(to: Int64.self)
+            let target = storage.pointer.assumingMemoryBound(to: Int32.self)
+            for index in 0..<count {
+                guard let narrowed = Int32(exactly: values[index]) else {
+                    throw TensorError(
+                        .tooLarge, op: "MultiArray(_:)",
+                        message: "int64 element \(index) = \(values[index]) does not fit the int32 array Core ML's types allow")
+                }
+                target[index] = narrowed
+            }
             self.init(storage: storage, sizes: shape, strides: Shape.contiguousStrides(shape), dataType: .int32)
             return
         }
@@ -65,14 +82,13 @@ extension ShapedArray where Scalar: MultiArrayScalar {
 }
 
 extension Tensor {
-    /// A tensor over a multi-array's memory, without a copy when the array is contiguous and of
-    /// an engine type (`float32`, `float16`, `int32`); a `double` array is converted to `Float`
-    /// and a strided one gathered (copies). The array copies its memory before its next write,
+    /// A tensor over a multi-array's memory, without a copy when the array is contiguous (a
+    /// `double` array gives a `Double` tensor); a strided one is gathered (a copy). The array copies its memory before its next write,
     /// so the tensor keeps the values it was made with.
     public init(_ multiArray: MultiArray) {
         let type = multiArray.dataType.scalarType
         let shape = multiArray.sizes
-        if multiArray.isContiguous, multiArray.dataType != .double {
+        if multiArray.isContiguous {
             let storage = multiArray.sharedStorage()
             let buffer = HostBuffer(
                 borrowing: storage.pointer, byteCount: multiArray.count * type.byteCount, owner: storage)
@@ -85,7 +101,9 @@ extension Tensor {
             self = Tensor((0..<multiArray.count).map { Float(multiArray.value(at: $0)) }).reshaped(to: shape)
         case .float16:
             self = Tensor((0..<multiArray.count).map { Float16(multiArray.value(at: $0)) }).reshaped(to: shape)
-        case .int32, .bool:
+        case .float64:
+            self = Tensor((0..<multiArray.count).map { multiArray.value(at: $0) }).reshaped(to: shape)
+        case .int32, .int64, .bool:
             self = Tensor((0..<multiArray.count).map { Int32(multiArrayDouble: multiArray.value(at: $0)) })
                 .reshaped(to: shape)
         }

@@ -25,18 +25,22 @@ public enum MultiArrayDataType: Sendable, Hashable, CaseIterable, CustomStringCo
         }
     }
 
-    /// The engine scalar type that holds the values in a ``Tensor`` (`Double` is held as `Float`).
+    /// The engine scalar type that holds the values in a ``Tensor``.
     public var scalarType: ScalarType {
         switch self {
-        case .double, .float32: .float32
+        case .double: .float64
+        case .float32: .float32
         case .float16: .float16
         case .int32: .int32
         }
     }
 
-    /// The data type of an engine scalar type (`Bool` has none: it is held as `Int32`).
+    /// The data type of an engine scalar type. `Bool` and `Int64` have none (as in Core ML): they
+    /// are held as `Int32`.
     init(_ type: ScalarType) {
         switch type {
+        case .float64: self = .double
+        case .int64: self = .int32
         case .float32: self = .float32
         case .float16: self = .float16
         case .int32, .bool: self = .int32

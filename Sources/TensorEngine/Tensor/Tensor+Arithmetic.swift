@@ -49,35 +49,35 @@ extension Tensor {
     @_disfavoredOverload
     public static func % (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.remainder, lhs, rhs, at: nil) }
     /// The remainder of dividing every element by a scalar.
-    public static func % (lhs: Tensor, rhs: Float) -> Tensor { binary(.remainder, lhs, scalar: Double(rhs), at: nil) }
+    public static func % (lhs: Tensor, rhs: Double) -> Tensor { binary(.remainder, lhs, scalar: rhs, at: nil) }
     /// The remainder of dividing a scalar by every element.
-    public static func % (lhs: Float, rhs: Tensor) -> Tensor {
-        binary(.remainder, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    public static func % (lhs: Double, rhs: Tensor) -> Tensor {
+        binary(.remainder, rhs, scalar: lhs, scalarOnLeft: true, at: nil)
     }
 
     /// Adds a scalar (converted to the tensor's scalar type) to every element.
-    public static func + (lhs: Tensor, rhs: Float) -> Tensor { binary(.add, lhs, scalar: Double(rhs), at: nil) }
+    public static func + (lhs: Tensor, rhs: Double) -> Tensor { binary(.add, lhs, scalar: rhs, at: nil) }
     /// Subtracts a scalar from every element.
-    public static func - (lhs: Tensor, rhs: Float) -> Tensor { binary(.subtract, lhs, scalar: Double(rhs), at: nil) }
+    public static func - (lhs: Tensor, rhs: Double) -> Tensor { binary(.subtract, lhs, scalar: rhs, at: nil) }
     /// Multiplies every element by a scalar.
-    public static func * (lhs: Tensor, rhs: Float) -> Tensor { binary(.multiply, lhs, scalar: Double(rhs), at: nil) }
+    public static func * (lhs: Tensor, rhs: Double) -> Tensor { binary(.multiply, lhs, scalar: rhs, at: nil) }
     /// Divides every element by a scalar.
-    public static func / (lhs: Tensor, rhs: Float) -> Tensor { binary(.divide, lhs, scalar: Double(rhs), at: nil) }
+    public static func / (lhs: Tensor, rhs: Double) -> Tensor { binary(.divide, lhs, scalar: rhs, at: nil) }
     /// Adds every element to a scalar.
-    public static func + (lhs: Float, rhs: Tensor) -> Tensor {
-        binary(.add, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    public static func + (lhs: Double, rhs: Tensor) -> Tensor {
+        binary(.add, rhs, scalar: lhs, scalarOnLeft: true, at: nil)
     }
     /// Subtracts every element from a scalar.
-    public static func - (lhs: Float, rhs: Tensor) -> Tensor {
-        binary(.subtract, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    public static func - (lhs: Double, rhs: Tensor) -> Tensor {
+        binary(.subtract, rhs, scalar: lhs, scalarOnLeft: true, at: nil)
     }
     /// Multiplies a scalar by every element.
-    public static func * (lhs: Float, rhs: Tensor) -> Tensor {
-        binary(.multiply, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    public static func * (lhs: Double, rhs: Tensor) -> Tensor {
+        binary(.multiply, rhs, scalar: lhs, scalarOnLeft: true, at: nil)
     }
     /// Divides a scalar by every element.
-    public static func / (lhs: Float, rhs: Tensor) -> Tensor {
-        binary(.divide, rhs, scalar: Double(lhs), scalarOnLeft: true, at: nil)
+    public static func / (lhs: Double, rhs: Tensor) -> Tensor {
+        binary(.divide, rhs, scalar: lhs, scalarOnLeft: true, at: nil)
     }
 
     /// Negates every element.
@@ -94,15 +94,15 @@ extension Tensor {
     /// Takes the remainder in place.
     public static func %= (lhs: inout Tensor, rhs: Tensor) { lhs = lhs % rhs }
     /// Adds a scalar in place.
-    public static func += (lhs: inout Tensor, rhs: Float) { lhs = lhs + rhs }
+    public static func += (lhs: inout Tensor, rhs: Double) { lhs = lhs + rhs }
     /// Subtracts a scalar in place.
-    public static func -= (lhs: inout Tensor, rhs: Float) { lhs = lhs - rhs }
+    public static func -= (lhs: inout Tensor, rhs: Double) { lhs = lhs - rhs }
     /// Multiplies by a scalar in place.
-    public static func *= (lhs: inout Tensor, rhs: Float) { lhs = lhs * rhs }
+    public static func *= (lhs: inout Tensor, rhs: Double) { lhs = lhs * rhs }
     /// Divides by a scalar in place.
-    public static func /= (lhs: inout Tensor, rhs: Float) { lhs = lhs / rhs }
+    public static func /= (lhs: inout Tensor, rhs: Double) { lhs = lhs / rhs }
     /// Takes the remainder by a scalar in place.
-    public static func %= (lhs: inout Tensor, rhs: Float) { lhs = lhs % rhs }
+    public static func %= (lhs: inout Tensor, rhs: Double) { lhs = lhs % rhs }
 
     /// The smaller of the two operands at each position (NaN if either is NaN), with broadcasting.
     @_disfavoredOverload

@@ -64,7 +64,8 @@ extension Tensor {
         switch stored.scalarType {
         case .float32: return Double(buffer.elements(as: Float.self)[offset])
         case .float16: return Double(buffer.elements(as: Float16.self)[offset])
-        case .int32, .bool: return nil
+        case .float64: return buffer.elements(as: Double.self)[offset]
+        case .int32, .int64, .bool: return nil
         }
     }
 

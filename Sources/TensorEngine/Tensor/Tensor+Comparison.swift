@@ -19,18 +19,18 @@ extension Tensor {
     public static func .>= (lhs: Tensor, rhs: Tensor) -> Tensor { binary(.greaterEqual, lhs, rhs, at: nil) }
 
     /// `true` where the element equals the scalar.
-    public static func .== (lhs: Tensor, rhs: Float) -> Tensor { binary(.equal, lhs, scalar: Double(rhs), at: nil) }
+    public static func .== (lhs: Tensor, rhs: Double) -> Tensor { binary(.equal, lhs, scalar: rhs, at: nil) }
     /// `true` where the element differs from the scalar.
-    public static func .!= (lhs: Tensor, rhs: Float) -> Tensor { binary(.notEqual, lhs, scalar: Double(rhs), at: nil) }
+    public static func .!= (lhs: Tensor, rhs: Double) -> Tensor { binary(.notEqual, lhs, scalar: rhs, at: nil) }
     /// `true` where the element is below the scalar.
-    public static func .< (lhs: Tensor, rhs: Float) -> Tensor { binary(.less, lhs, scalar: Double(rhs), at: nil) }
+    public static func .< (lhs: Tensor, rhs: Double) -> Tensor { binary(.less, lhs, scalar: rhs, at: nil) }
     /// `true` where the element is at most the scalar.
-    public static func .<= (lhs: Tensor, rhs: Float) -> Tensor { binary(.lessEqual, lhs, scalar: Double(rhs), at: nil) }
+    public static func .<= (lhs: Tensor, rhs: Double) -> Tensor { binary(.lessEqual, lhs, scalar: rhs, at: nil) }
     /// `true` where the element is above the scalar.
-    public static func .> (lhs: Tensor, rhs: Float) -> Tensor { binary(.greater, lhs, scalar: Double(rhs), at: nil) }
+    public static func .> (lhs: Tensor, rhs: Double) -> Tensor { binary(.greater, lhs, scalar: rhs, at: nil) }
     /// `true` where the element is at least the scalar.
-    public static func .>= (lhs: Tensor, rhs: Float) -> Tensor {
-        binary(.greaterEqual, lhs, scalar: Double(rhs), at: nil)
+    public static func .>= (lhs: Tensor, rhs: Double) -> Tensor {
+        binary(.greaterEqual, lhs, scalar: rhs, at: nil)
     }
 
     /// Logical and of two `Bool` tensors, with broadcasting.

@@ -76,6 +76,8 @@ extension Tensor {
         case .float16: constant([Float16(converting: value)], shape: shape, op: "scalar", at: nil)
         case .int32: constant([Int32(converting: value)], shape: shape, op: "scalar", at: nil)
         case .bool: constant([Bool(converting: value)], shape: shape, op: "scalar", at: nil)
+        case .int64: constant([Int64(converting: value)], shape: shape, op: "scalar", at: nil)
+        case .float64: constant([value], shape: shape, op: "scalar", at: nil)
         }
     }
 
@@ -84,6 +86,7 @@ extension Tensor {
     /// ```swift
     /// let x = Tensor([1, 2, 3] as [Float])
     /// ```
+    @_disfavoredOverload
     public init<S: TensorScalar>(_ scalars: some Collection<S>, file: StaticString = #fileID, line: UInt = #line) {
         self = Tensor.constant(scalars, shape: [scalars.count], op: "init", at: SourceLocation(file, line))
     }
@@ -92,6 +95,7 @@ extension Tensor {
     ///
     /// A count that does not match the shape gives a tensor carrying a
     /// ``TensorError/Kind/shapeMismatch`` error.
+    @_disfavoredOverload
     public init<S: TensorScalar>(
         shape: [Int], scalars: some Collection<S>, file: StaticString = #fileID, line: UInt = #line
     ) {
@@ -117,6 +121,7 @@ extension Tensor {
     }
 
     /// Creates a tensor of the given shape with every scalar equal to `repeatedValue`.
+    @_disfavoredOverload
     public init<S: TensorScalar>(
         repeating repeatedValue: S, shape: [Int], file: StaticString = #fileID, line: UInt = #line
     ) {

@@ -1,7 +1,7 @@
 // Gathers by N-dimensional index vectors and scatters along an axis, in Core ML's forms.
 
 extension Tensor {
-    /// The elements or slices of `self` at index vectors: `indices` is `Int32` of shape
+    /// The elements or slices of `self` at index vectors: `indices` is `Int32` or `Int64` of shape
     /// `[..., k]`, each last-axis vector indexes the first `k` axes, and the result has shape
     /// `indices.shape.dropLast() + shape[k...]` (TensorFlow's `gather_nd`).
     ///
@@ -20,8 +20,8 @@ extension Tensor {
                     kind, op: "gathering(atIndices:)", operandShapes: [shape, indices.shape], message: message,
                     location: location))
         }
-        guard indices.dtype == .int32 else {
-            return failure(.scalarTypeMismatch, "indices must be int32, not \(indices.dtype)")
+        guard ScalarTypeSet.integers.contains(indices.dtype) else {
+            return failure(.scalarTypeMismatch, "indices must be int32 or int64, not \(indices.dtype)")
         }
         guard let k = indices.shape.last, (1...Swift.max(rank, 1)).contains(k), rank > 0 else {
             return failure(
@@ -38,7 +38,8 @@ extension Tensor {
         // past Int32 occur only beside an empty axis (the positions fit Int32), where no vector is
         // valid: clamped, they are never used.
         let strides = Tensor(Shape.contiguousStrides(leading).map { Int32(clamping: $0) }, scalarType: Int32.self)
-        let bounds = Tensor(leading.map { Int32(clamping: $0) }, scalarType: Int32.self)
+            .converted(to: indices.dtype)
+        let bounds = Tensor(leading.map { Int32(clamping: $0) }, scalarType: Int32.self).converted(to: indices.dtype)
         let flat = (indices * strides).sum(alongAxes: -1, file: file, line: line)
         let valid = ((indices .>= Int32(0)) .& (indices .< bounds)).all(alongAxes: -1, file: file, line: line)
         let position = flat.replacing(with: -1, where: .!valid, file: file, line: line)

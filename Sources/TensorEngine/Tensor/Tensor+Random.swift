@@ -134,6 +134,8 @@ extension Tensor {
         case .float16: fill(Float16.self)
         case .int32: fill(Int32.self)
         case .bool: fill(Bool.self)
+        case .int64: fill(Int64.self)
+        case .float64: fill(Double.self)
         }
         let value = Value(buffer: buffer, layout: Layout(contiguous: shape), scalarType: type)
         return Tensor.constant(value: value, op: op)

@@ -210,10 +210,10 @@ extension Tensor {
         let lines = order == Array(0..<rank) ? self : transposed(permutation: order, file: file, line: line)
         let keys: Tensor
         switch dtype {
-        case .float32, .float16: keys = descendingOrder ? lines : -lines
+        case .float32, .float16, .float64: keys = descendingOrder ? lines : -lines
         // ~x, written without overflow (-Int32.min wraps to itself, minus 1 to Int32.max): it
         // reverses the order of every Int32.
-        case .int32: keys = descendingOrder ? lines : -lines - Int32(1)
+        case .int32, .int64: keys = descendingOrder ? lines : -lines - Int32(1)
         case .bool:
             let integers = lines.cast(to: Int32.self, file: file, line: line)
             keys = descendingOrder ? integers : -integers

@@ -1,7 +1,8 @@
 // Tensor–scalar operators for scalars of any numeric tensor type: an `Int32` tensor takes
 // `Int32` scalars (`indices + Int32(1)`, `counts .> Int32(0)`), as MLTensor's operators do. The
-// scalar is converted to the tensor's scalar type. Plain literals keep choosing the `Float` forms
-// (these are disfavoured), so `x * 2` means what it always did.
+// scalar is converted to the tensor's scalar type. Plain literals choose the `Double` forms (these
+// are disfavoured), so a literal reaches a `Double` tensor with all its digits and `x * 2` means
+// what it always did.
 
 extension Tensor {
     /// Adds a scalar to every element.

@@ -13,7 +13,7 @@ enum CoreMLFixture {
         return folder.appendingPathComponent(name)
     }
 
-    static func array(_ name: String) throws -> Tensor { try Tensor(npyFileConverting: try url(name + ".npy")) }
+    static func array(_ name: String) throws -> Tensor { try Tensor(npyFile: try url(name + ".npy")) }
 
     /// The largest absolute difference between a result and a reference.
     static func maximumDifference(_ result: Tensor, _ reference: Tensor) async throws -> Float {

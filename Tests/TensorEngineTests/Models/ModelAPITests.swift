@@ -87,12 +87,12 @@ final class CustomImageInput: FeatureProvider {
 
 @Suite("Core ML's model API") struct ModelAPITests {
     static func tinyInput() throws -> MultiArray {
-        let x = try Tensor(npyFileConverting: try ONNXFixture.url("tiny_mlp_x.npy")).evaluatedArray()
+        let x = try Tensor(npyFile: try ONNXFixture.url("tiny_mlp_x.npy")).evaluatedArray()
         return MultiArray(x)
     }
 
     static func tinyReference() throws -> [Float] {
-        try Tensor(npyFileConverting: try ONNXFixture.url("tiny_mlp_y.npy")).evaluatedArray().scalars
+        try Tensor(npyFile: try ONNXFixture.url("tiny_mlp_y.npy")).evaluatedArray().scalars
     }
 
     static func maximumDifference(_ a: [Float], _ b: [Float]) -> Float {
@@ -200,7 +200,7 @@ final class CustomImageInput: FeatureProvider {
         let prepared = try Model(contentsOf: compiled)
         let onnx = try #require(prepared.implementation as? ONNXModel)
         #expect(onnx.nodeCount == (original.implementation as? ONNXModel)?.nodeCount)
-        let input = try Tensor(npyFileConverting: try ONNXFixture.url("resnet_tiny_input.npy"))
+        let input = try Tensor(npyFile: try ONNXFixture.url("resnet_tiny_input.npy"))
         let a = try await original.prediction(from: ["input": input])
         let b = try await prepared.prediction(from: ["input": input])
         for (name, tensor) in a {

@@ -137,8 +137,9 @@ struct MiniLMSentences {
 
 extension Tensor {
     /// The tensor's `Int32` values, evaluated on the calling thread (test support).
+    /// The values as `Int32` (the fixtures' token ids are `int64`; the seed's provider holds `Int32`).
     func evaluatedInt32() throws -> ShapedArray<Int32> {
-        guard let array = FeatureValue.tensor(self).shapedArrayValue(of: Int32.self) else {
+        guard let array = FeatureValue.tensor(cast(to: Int32.self)).shapedArrayValue(of: Int32.self) else {
             throw ONNXFixture.Missing(description: "the tensor did not evaluate to Int32 values")
         }
         return array

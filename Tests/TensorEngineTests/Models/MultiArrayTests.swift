@@ -72,7 +72,7 @@ import Testing
         #expect(ShapedArray<Float>(fromShaped) == shapedArray)
         let doubles = try MultiArray([0.5, 1.5] as [Double])
         #expect(ShapedArray<Float>(doubles).scalars == [0.5, 1.5])
-        #expect(try await Tensor(doubles).shapedArray(of: Float.self).scalars == [0.5, 1.5])
+        #expect(try await Tensor(doubles).shapedArray(of: Double.self).scalars == [0.5, 1.5])
         #expect(ShapedArray<Int32>(try MultiArray([7, -3] as [Int32])).scalars == [7, -3])
     }
 

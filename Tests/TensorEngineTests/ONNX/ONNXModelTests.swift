@@ -17,7 +17,7 @@ enum ONNXFixture {
     }
 
     /// A fixture `.npy` (int64 files narrowed to Int32, as the engine holds ONNX's int64).
-    static func array(_ name: String) throws -> Tensor { try Tensor(npyFileConverting: try url(name + ".npy")) }
+    static func array(_ name: String) throws -> Tensor { try Tensor(npyFile: try url(name + ".npy")) }
 
     /// `$TENSORENGINE_ONNX_MODEL_DIR/model.onnx`, else `~/.cache/tensorengine/models/paraphrase-MiniLM-L3-v2/model.onnx`
     /// (scripts/fetch-onnx-model.sh). Throws, failing the test, when absent.
@@ -145,7 +145,7 @@ enum ONNXFixture {
         let ids = try #require(model.inputDescriptionsByName["input_ids"])
         #expect(ids.multiArrayConstraint?.modelElementType == "int64")
         let tensor = try Tensor(npyFile: try ONNXFixture.url("minilm_l3_b1_input_ids.npy"), converting: ids)
-        #expect(tensor.dtype == .int32 && tensor.shape == [1, 9])
+        #expect(tensor.dtype == .int64 && tensor.shape == [1, 9])
         let floats = try #require(
             ONNXModel(contentsOf: try ONNXFixture.url("tiny_mlp.onnx")).inputDescriptionsByName["x"])
         #expect(throws: ModelError.self) {

@@ -12,16 +12,22 @@ func evaluated(_ make: () -> Tensor, policy: ComputePolicy) async throws -> (sha
         switch tensor.dtype {
         case .float32:
             let array = try await tensor.shapedArray(of: Float.self)
-            return (array.shape, array.scalars.map(Double.init), .float32)
+            return (array.shape, array.scalars.map { Double($0) }, .float32)
         case .float16:
             let array = try await tensor.shapedArray(of: Float16.self)
             return (array.shape, array.scalars.map { Double(Float($0)) }, .float16)
         case .int32:
             let array = try await tensor.shapedArray(of: Int32.self)
-            return (array.shape, array.scalars.map(Double.init), .int32)
+            return (array.shape, array.scalars.map { Double($0) }, .int32)
         case .bool:
             let array = try await tensor.shapedArray(of: Bool.self)
             return (array.shape, array.scalars.map { $0 ? 1 : 0 }, .bool)
+        case .int64:
+            let array = try await tensor.shapedArray(of: Int64.self)
+            return (array.shape, array.scalars.map { Double($0) }, .int64)
+        case .float64:
+            let array = try await tensor.shapedArray(of: Double.self)
+            return (array.shape, array.scalars, .float64)
         }
     }
 }

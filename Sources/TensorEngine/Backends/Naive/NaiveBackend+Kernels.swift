@@ -17,7 +17,7 @@ extension NaiveBackend {
         return result
     }
 
-    /// Sums, means and products in `Double` (wrapping `Int32` for integers), extremes with NaN
+    /// Sums, means and products in `Double` (wrapping `Int64` for integers), extremes with NaN
     /// winning; or the first index of the extreme along the one reduced axis.
     func reduce(_ op: Op, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         guard case .reduction(let definition) = op.descriptor.semantics else {
@@ -34,10 +34,10 @@ extension NaiveBackend {
         for index in 0..<output.elementCount {
             let group = inner == 0 ? [] : offsets[index * inner..<(index + 1) * inner]
             if x.type.isFloatingPoint {
-                let total = group.reduce(monoid.identity) { monoid.combine($0, Double(x.float($1))) }
-                out.setFloat(Float(definition.result == .mean ? total / Double(group.count) : total), index)
+                let total = group.reduce(monoid.identity) { monoid.combine($0, x.double($1)) }
+                out.setDouble(definition.result == .mean ? total / Double(group.count) : total, index)
             } else {
-                out.setInt(group.reduce(monoid.integerIdentity) { monoid.combine($0, x.int($1)) }, index)
+                out.setLong(group.reduce(monoid.integerIdentity(x.type)) { monoid.combine($0, x.long($1)) }, index)
             }
         }
         return result
@@ -50,19 +50,18 @@ extension NaiveBackend {
         let order = input.shape.indices.filter { $0 != axis } + [axis]
         let offsets = input.layout.permuted(order).elementOffsets()
         let length = input.shape[axis]
-        func value(_ offset: Int) -> Double { x.type.isFloatingPoint ? Double(x.float(offset)) : Double(x.int(offset)) }
         for index in 0..<output.elementCount {
             var best = 0
-            var bestValue = value(offsets[index * length])
+            var bestValue = x.ordered(offsets[index * length])
             for position in 1..<Swift.max(length, 1) where !bestValue.isNaN {
-                let candidate = value(offsets[index * length + position])
+                let candidate = x.ordered(offsets[index * length + position])
                 // A strictly better value replaces the best one (the first extreme wins).
-                if candidate.isNaN || (candidate != bestValue && monoid.combine(candidate, bestValue) == candidate) {
+                if candidate.isNaN || (candidate != bestValue && (monoid == .maximum) == (candidate > bestValue)) {
                     best = position
                     bestValue = candidate
                 }
             }
-            out.setInt(Int32(best), index)
+            out.setLong(Int64(best), index)
         }
         return result
     }
@@ -74,10 +73,7 @@ extension NaiveBackend {
         let length = input.shape.last ?? 0
         guard length > 0 else { return result }
         for line in 0..<(offsets.count / length) {
-            let values = (0..<length).map { position -> Double in
-                let offset = offsets[line * length + position]
-                return x.type.isFloatingPoint ? Double(x.float(offset)) : Double(x.int(offset))
-            }
+            let values = (0..<length).map { x.ordered(offsets[line * length + $0]) }
             // Descending; NaN above everything; ties keep the lower index first.
             let order = values.indices.sorted { i, j in
                 let (a, b) = (values[i], values[j])
@@ -88,7 +84,7 @@ extension NaiveBackend {
             for (rank, position) in order.prefix(k).enumerated() {
                 switch part {
                 case .values: out.copy(from: x, offsets[line * length + position], to: line * k + rank)
-                case .indices: out.setInt(Int32(position), line * k + rank)
+                case .indices: out.setLong(Int64(position), line * k + rank)
                 }
             }
         }
@@ -108,9 +104,9 @@ extension NaiveBackend {
                 for j in 0..<n {
                     var total = 0.0
                     for p in 0..<k {
-                        total += Double(x.float(aOffsets[(batch * m + i) * k + p])) * Double(y.float(bOffsets[(batch * k + p) * n + j]))
+                        total += x.double(aOffsets[(batch * m + i) * k + p]) * y.double(bOffsets[(batch * k + p) * n + j])
                     }
-                    out.setFloat(Float(total), (batch * m + i) * n + j)
+                    out.setDouble(total, (batch * m + i) * n + j)
                 }
             }
         }
@@ -120,7 +116,7 @@ extension NaiveBackend {
     func pad(_ padding: [Padding], _ fill: Double, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, out) = try allocate(output, for: "pad")
         let x = try HostElements(input)
-        for index in 0..<output.elementCount { out.setFloat(Float(fill), index) }
+        for index in 0..<output.elementCount { out.setDouble(fill, index) }
         let interior = result.layout.sliced(zip(padding, input.shape).map { SliceDimension(start: $0.before, count: $1, step: 1) })
         for (source, destination) in zip(input.layout.elementOffsets(), interior.elementOffsets()) {
             out.copy(from: x, source, to: destination)
@@ -160,7 +156,7 @@ extension NaiveBackend {
         for (position, (indexOffset, valueOffset)) in zip(indices.layout.elementOffsets(), updates.layout.elementOffsets())
             .enumerated()
         {
-            let target = Int(chosen.int(indexOffset))
+            let target = Int(chosen.long(indexOffset))
             guard (0..<extent).contains(target) else {
                 throw TensorError(
                     .indexOutOfRange, op: "scatter", operandShapes: [input.shape, indices.shape, updates.shape],
@@ -182,7 +178,7 @@ extension NaiveBackend {
         let extent = input.shape[axis]
         let inner = input.shape[(axis + 1)...].reduce(1, *)
         for (j, indexOffset) in indexOffsets.enumerated() {
-            let position = Int(chosen.int(indexOffset))
+            let position = Int(chosen.long(indexOffset))
             guard (0..<extent).contains(position) || outer * inner == 0 else {
                 throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape], message: "index \(position) is out of range for axis \(axis) of size \(extent)")
             }

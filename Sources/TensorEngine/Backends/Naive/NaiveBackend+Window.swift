@@ -30,7 +30,7 @@ extension NaiveBackend {
                 let group = m / outPerGroup
                 for o in 0..<outCount {
                     let position = coordinates(of: o, in: outSpatial)
-                    var total = bias.map { Double($0.float(bOffsets[m])) } ?? 0
+                    var total = bias.map { $0.double(bOffsets[m]) } ?? 0
                     for (t, tap) in taps.enumerated() {
                         guard
                             let flat = inputPosition(
@@ -39,12 +39,12 @@ extension NaiveBackend {
                             continue
                         }
                         for c in 0..<inPerGroup {
-                            let xValue = x.float(xOffsets[(n * channels + group * inPerGroup + c) * inCount + flat])
-                            let wValue = w.float(wOffsets[(m * inPerGroup + c) * kernelCount + t])
-                            total += Double(xValue) * Double(wValue)
+                            let xValue = x.double(xOffsets[(n * channels + group * inPerGroup + c) * inCount + flat])
+                            let wValue = w.double(wOffsets[(m * inPerGroup + c) * kernelCount + t])
+                            total += xValue * wValue
                         }
                     }
-                    out.setFloat(Float(total), index)
+                    out.setDouble(total, index)
                     index += 1
                 }
             }
@@ -70,7 +70,7 @@ extension NaiveBackend {
         for plane in 0..<planes {
             for o in 0..<outCount {
                 let position = coordinates(of: o, in: outSpatial)
-                var values: [Double] = []
+                var window: [Int] = []
                 for tap in taps {
                     guard
                         let flat = inputPosition(
@@ -78,8 +78,7 @@ extension NaiveBackend {
                     else {
                         continue
                     }
-                    let offset = offsets[plane * inCount + flat]
-                    values.append(x.type.isFloatingPoint ? Double(x.float(offset)) : Double(x.int(offset)))
+                    window.append(offsets[plane * inCount + flat])
                 }
                 let index = plane * outCount + o
                 if kind == .averagePool {
@@ -88,16 +87,17 @@ extension NaiveBackend {
                         count *= WindowArithmetic.averageCount(
                             window: position[axis], axis: axis, geometry: geometry, extent: inSpatial[axis])
                     }
-                    out.setFloat(Float(values.reduce(0, +) / Double(count)), index)
+                    out.setDouble(window.reduce(0) { $0 + x.double($1) } / Double(count), index)
+                } else if x.type.isFloatingPoint {
+                    let best = window.reduce(ReductionMonoid.maximum.identity) {
+                        ReductionMonoid.maximum.combine($0, x.double($1))
+                    }
+                    out.setDouble(best, index)
                 } else {
-                    let best = values.reduce(ReductionMonoid.maximum.identity) {
-                        ReductionMonoid.maximum.combine($0, $1)
+                    let best = window.reduce(ReductionMonoid.maximum.integerIdentity(x.type)) {
+                        ReductionMonoid.maximum.combine($0, x.long($1))
                     }
-                    if x.type.isFloatingPoint {
-                        out.setFloat(Float(best), index)
-                    } else {
-                        out.setInt(values.isEmpty ? .min : Int32(best), index)
-                    }
+                    out.setLong(best, index)
                 }
             }
         }

@@ -81,26 +81,34 @@ package final class NaiveBackend: Backend {
         for input in inputs { elements.append(try HostElements(input)) }
         // Walked, not listed: a broadcast operand of a large result would list as many offsets.
         var walkers = inputs.map { $0.layout.offsetWalker() }
-        let isFloat = inputs.map(\.scalarType.isFloatingPoint)
-        let floats = UnsafeMutablePointer<Float>.allocate(capacity: max(1, inputs.count))
-        let integers = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, inputs.count))
+        let domains = inputs.map { ScalarDomain($0.scalarType) }
+        let count = max(1, inputs.count)
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        let doubles = UnsafeMutablePointer<Double>.allocate(capacity: count)
+        let integers = UnsafeMutablePointer<Int32>.allocate(capacity: count)
+        let longs = UnsafeMutablePointer<Int64>.allocate(capacity: count)
         defer {
             floats.deallocate()
+            doubles.deallocate()
             integers.deallocate()
+            longs.deallocate()
         }
-        let registers = ScalarEvaluator.Registers(floats: floats, integers: integers)
+        let registers = ScalarEvaluator.Registers(floats: floats, doubles: doubles, integers: integers, longs: longs)
         for index in 0..<output.elementCount {
             for operand in inputs.indices {
                 let offset = walkers[operand].next()
-                if isFloat[operand] {
-                    floats[operand] = elements[operand].float(offset)
-                } else {
-                    integers[operand] = elements[operand].int(offset)
+                switch domains[operand] {
+                case .float: floats[operand] = elements[operand].float(offset)
+                case .double: doubles[operand] = elements[operand].double(offset)
+                case .integer: integers[operand] = elements[operand].int(offset)
+                case .long: longs[operand] = elements[operand].long(offset)
                 }
             }
             switch compiled {
             case .float(let value): out.setFloat(value(registers), index)
+            case .double(let value): out.setDouble(value(registers), index)
             case .integer(let value): out.setInt(value(registers), index)
+            case .long(let value): out.setLong(value(registers), index)
             }
         }
         return result
@@ -115,18 +123,18 @@ package final class NaiveBackend: Backend {
         return result
     }
 
-    /// The running sum or product along an axis, in `Double` (wrapping `Int32` for integers).
+    /// The running sum or product along an axis, in `Double` (wrapping `Int64` for integers).
     func scan(_ monoid: ReductionMonoid, axis: Int, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         try lines(monoid == .sum ? "cumulativeSum" : "cumulativeProduct", axis: axis, input, output) { x, o, source, destination in
             var running = monoid.identity
-            var runningInt = monoid.integerIdentity
+            var runningInt = monoid.integerIdentity(x.type)
             for (s, d) in zip(source, destination) {
                 if x.type.isFloatingPoint {
-                    running = monoid.combine(running, Double(x.float(s)))
-                    o.setFloat(Float(running), d)
+                    running = monoid.combine(running, x.double(s))
+                    o.setDouble(running, d)
                 } else {
-                    runningInt = monoid.combine(runningInt, x.int(s))
-                    o.setInt(runningInt, d)
+                    runningInt = monoid.combine(runningInt, x.long(s))
+                    o.setLong(runningInt, d)
                 }
             }
         }

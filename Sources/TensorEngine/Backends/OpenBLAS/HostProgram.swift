@@ -100,8 +100,9 @@ struct HostProgram: Sendable {
                 let x = lower(arguments[0], operands)
                 let y = arguments.count > 1 ? lower(arguments[1], operands) : x
                 return emit(.math(function, x, y))
-            case .toFloat(let x):
-                // Integer registers are floats here already (the host holds only Bool ones).
+            case .converted(let x, _):
+                // Integer registers are floats here already (the host holds only Bool ones, and
+                // `supports` keeps every other type out).
                 return lower(x, operands)
             case .applied(let op, let arguments, let body):
                 if let fast = HostFastPath.table[op], arguments.count == 1 {

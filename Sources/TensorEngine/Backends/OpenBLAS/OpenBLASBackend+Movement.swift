@@ -3,30 +3,30 @@ extension OpenBLASBackend {
         let (result, buffer) = try allocate(output, for: "cast")
         let (source, owner) = try contiguous(input)
         let n = output.elementCount
-        func convert<S, D>(_ from: S.Type, _ to: D.Type, _ f: (S) -> D) {
+        func convert<S: CastScalar, D: CastScalar>(_: S.Type, _: D.Type) {
             let x = source.assumingMemoryBound(to: S.self)
             let y = buffer.elements(as: D.self)
             Parallel.forEachRange(n, parts: Parallel.workerCount(forElements: n)) { range in
-                for i in range { y[i] = f(x[i]) }
+                for i in range { y[i] = D(wide: x[i].wide) }
             }
         }
-        switch (input.scalarType, type) {
-        case (.float32, .float32): convert(Float.self, Float.self) { $0 }
-        case (.float32, .float16): convert(Float.self, Float16.self) { Float16($0) }
-        case (.float32, .int32): convert(Float.self, Int32.self) { Int32(converting: Double($0)) }
-        case (.float32, .bool): convert(Float.self, Bool.self) { $0 != 0 }
-        case (.float16, .float32): convert(Float16.self, Float.self) { Float($0) }
-        case (.float16, .float16): convert(Float16.self, Float16.self) { $0 }
-        case (.float16, .int32): convert(Float16.self, Int32.self) { Int32(converting: Double(Float($0))) }
-        case (.float16, .bool): convert(Float16.self, Bool.self) { $0 != 0 }
-        case (.int32, .float32): convert(Int32.self, Float.self) { Float($0) }
-        case (.int32, .float16): convert(Int32.self, Float16.self) { Float16(Float($0)) }
-        case (.int32, .int32): convert(Int32.self, Int32.self) { $0 }
-        case (.int32, .bool): convert(Int32.self, Bool.self) { $0 != 0 }
-        case (.bool, .float32): convert(Bool.self, Float.self) { $0 ? 1 : 0 }
-        case (.bool, .float16): convert(Bool.self, Float16.self) { $0 ? 1 : 0 }
-        case (.bool, .int32): convert(Bool.self, Int32.self) { $0 ? 1 : 0 }
-        case (.bool, .bool): convert(Bool.self, Bool.self) { $0 }
+        func from<S: CastScalar>(_ source: S.Type) {
+            switch type {
+            case .float32: convert(S.self, Float.self)
+            case .float16: convert(S.self, Float16.self)
+            case .float64: convert(S.self, Double.self)
+            case .int32: convert(S.self, Int32.self)
+            case .int64: convert(S.self, Int64.self)
+            case .bool: convert(S.self, Bool.self)
+            }
+        }
+        switch input.scalarType {
+        case .float32: from(Float.self)
+        case .float16: from(Float16.self)
+        case .float64: from(Double.self)
+        case .int32: from(Int32.self)
+        case .int64: from(Int64.self)
+        case .bool: from(Bool.self)
         }
         withExtendedLifetime(owner) {}
         return result
@@ -34,11 +34,16 @@ extension OpenBLASBackend {
 
     /// Fills `count` elements of a buffer with one value converted to the buffer's type.
     static func fill(_ pointer: UnsafeMutableRawPointer, _ type: ScalarType, _ value: Double, count: Int) {
+        func fill<T: CastScalar>(_: T.Type) {
+            pointer.assumingMemoryBound(to: T.self).update(repeating: T(wide: .float(value)), count: count)
+        }
         switch type {
-        case .float32: pointer.assumingMemoryBound(to: Float.self).update(repeating: Float(value), count: count)
-        case .float16: pointer.assumingMemoryBound(to: Float16.self).update(repeating: Float16(converting: value), count: count)
-        case .int32: pointer.assumingMemoryBound(to: Int32.self).update(repeating: Int32(converting: value), count: count)
-        case .bool: pointer.assumingMemoryBound(to: Bool.self).update(repeating: value != 0, count: count)
+        case .float32: fill(Float.self)
+        case .float16: fill(Float16.self)
+        case .float64: fill(Double.self)
+        case .int32: fill(Int32.self)
+        case .int64: fill(Int64.self)
+        case .bool: fill(Bool.self)
         }
     }
 
@@ -83,21 +88,26 @@ extension OpenBLASBackend {
         let (result, buffer) = try allocate(output, for: "gather")
         let size = output.scalarType.byteCount
         let (indexPointer, indexOwner) = try contiguous(indices)
-        let chosen = indexPointer.assumingMemoryBound(to: Int32.self)
         let count = indices.layout.elementCount
+        // Int32 or Int64 indices, read as `Int` once.
+        let chosen: [Int] = switch indices.scalarType {
+        case .int64: UnsafeBufferPointer(start: indexPointer.assumingMemoryBound(to: Int64.self), count: count).map { Int($0) }
+        case .int32, .float32, .float16, .float64, .bool:
+            UnsafeBufferPointer(start: indexPointer.assumingMemoryBound(to: Int32.self), count: count).map { Int($0) }
+        }
         let extent = input.shape[axis]
         let outer = input.shape[..<axis].reduce(1, *)
         let inner = input.shape[(axis + 1)...].reduce(1, *)
         guard outer * inner > 0, count > 0 else { return result }
-        for j in 0..<count where !(0..<extent).contains(Int(chosen[j])) {
-            throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape], message: "index \(chosen[j]) is out of range for axis \(axis) of size \(extent)")
+        if let bad = chosen.first(where: { !(0..<extent).contains($0) }) {
+            throw TensorError(.indexOutOfRange, op: "gather", operandShapes: [input.shape, indices.shape], message: "index \(bad) is out of range for axis \(axis) of size \(extent)")
         }
         let (source, owner) = try contiguous(input)
         let run = inner * size
         Parallel.forEachRange(outer * count, parts: Parallel.workerCount(forElements: outer * count * inner)) { range in
             for line in range {
                 let (o, j) = (line / count, line % count)
-                (buffer.pointer + line * run).copyMemory(from: source + (o * extent + Int(chosen[j])) * run, byteCount: run)
+                (buffer.pointer + line * run).copyMemory(from: source + (o * extent + chosen[j]) * run, byteCount: run)
             }
         }
         withExtendedLifetime((owner, indexOwner)) {}

@@ -74,7 +74,9 @@ enum StridedCopy {
         switch elementSize {
         case 1: copyTyped(source.assumingMemoryBound(to: UInt8.self), layout, destination.assumingMemoryBound(to: UInt8.self))
         case 2: copyTyped(source.assumingMemoryBound(to: UInt16.self), layout, destination.assumingMemoryBound(to: UInt16.self))
-        default: copyTyped(source.assumingMemoryBound(to: UInt32.self), layout, destination.assumingMemoryBound(to: UInt32.self))
+        case 4: copyTyped(source.assumingMemoryBound(to: UInt32.self), layout, destination.assumingMemoryBound(to: UInt32.self))
+        // 8, the one size left (`ScalarType.byteCount` is 1, 2, 4 or 8).
+        default: copyTyped(source.assumingMemoryBound(to: UInt64.self), layout, destination.assumingMemoryBound(to: UInt64.self))
         }
     }
 

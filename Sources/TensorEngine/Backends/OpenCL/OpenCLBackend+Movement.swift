@@ -40,22 +40,25 @@ extension OpenCLBackend {
         return (target, 0)
     }
 
-    /// Fills `count` elements of a buffer with one bit pattern.
-    func fill(_ buffer: OpenCLBuffer, type: ScalarType, bits: UInt32, count: Int) throws(TensorError) {
+    /// Fills `count` elements of a buffer with one bit pattern (its low `byteCount` bytes).
+    func fill(_ buffer: OpenCLBuffer, type: ScalarType, bits: UInt64, count: Int) throws(TensorError) {
         guard count > 0 else { return }
         let kernel = try runtime.kernel(.fill, family: .copy, options: BuildOptions(["E_T": type.clBits]))
-        try runtime.launch1D(kernel, [.buffer(buffer), .uint(bits), .int(Int32(count))], count: count)
+        try runtime.launch1D(
+            kernel, [.buffer(buffer), .uint(UInt32(truncatingIfNeeded: bits)), .uint(UInt32(bits >> 32)), .int(Int32(count))],
+            count: count)
     }
 
     func pad(_ padding: [Padding], fill value: Double, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, op: "pad")
-        // The fill as the naive backend stores it: through Float, then into the element type.
-        let fill = Float(value)
-        let bits: UInt32 = switch output.scalarType {
-        case .float32: fill.bitPattern
-        case .float16: UInt32(Float16(fill).bitPattern)
-        case .int32: UInt32(bitPattern: Int32(converting: Double(fill)))
-        case .bool: fill != 0 ? 1 : 0
+        // The fill as every backend stores it: converted once into the element type.
+        let bits: UInt64 = switch output.scalarType {
+        case .float32: UInt64(Float(value).bitPattern)
+        case .float16: UInt64(Float16(value).bitPattern)
+        case .int32: UInt64(UInt32(bitPattern: Int32(converting: value)))
+        case .bool: value != 0 ? 1 : 0
+        case .int64: UInt64(bitPattern: Int64(converting: value))
+        case .float64: value.bitPattern
         }
         try self.fill(buffer, type: output.scalarType, bits: bits, count: output.elementCount)
         let interior = result.layout.sliced(zip(padding, input.shape).map { SliceDimension(start: $0.before, count: $1, step: 1) })
@@ -85,29 +88,33 @@ extension OpenCLBackend {
         let (source, sourceOffset) = try contiguousData(input, op: "gather")
         let (chosen, chosenOffset) = try contiguousData(indices, op: "gather")
         let flag = try runtime.allocate(4, op: "gather")
-        try fill(flag, type: .int32, bits: UInt32(Int32.max), count: 1)
-        let kernel = try runtime.kernel(.gather, family: .gather, options: BuildOptions(["E_T": input.scalarType.clBits]))
+        try fill(flag, type: .int32, bits: UInt64(Int32.max), count: 1)
+        let kernel = try runtime.kernel(
+            .gather, family: .gather, options: BuildOptions(["E_T": input.scalarType.clBits, "I_T": indices.scalarType.clCompute]))
         try runtime.launch1D(kernel, [
             .buffer(source), .int(sourceOffset), .buffer(chosen), .int(chosenOffset), .int(Int32(outer)),
             .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
         ], count: outer * count * inner)
-        try checkIndices(flag, chosen, chosenOffset, op: "gather", axis: axis, extent: extent,
-                         shapes: [input.shape, indices.shape])
+        try checkIndices(flag, chosen, chosenOffset, wide: indices.scalarType == .int64, op: "gather", axis: axis,
+                         extent: extent, shapes: [input.shape, indices.shape])
         return result
     }
 
     /// Throws ``TensorError/Kind/indexOutOfRange`` naming the first bad index when a gather or
     /// scatter kernel lowered `flag` (from `Int32.max`) to the position of one in `indices`.
     private func checkIndices(
-        _ flag: OpenCLBuffer, _ indices: OpenCLBuffer, _ offset: Int32, op: String, axis: Int, extent: Int,
-        shapes: [[Int]]
+        _ flag: OpenCLBuffer, _ indices: OpenCLBuffer, _ offset: Int32, wide: Bool, op: String, axis: Int,
+        extent: Int, shapes: [[Int]]
     ) throws(TensorError) {
         var bad = Int32.max
         try checkCL(runtime.enqueueRead(flag.mem.raw, bytes: 4, into: &bad), "clEnqueueReadBuffer", op: op)
         guard bad != Int32.max else { return }
-        var position: Int32 = 0
-        let byteOffset = (Int(offset) + Int(bad)) * 4
-        try checkCL(runtime.enqueueRead(indices.mem.raw, offset: byteOffset, bytes: 4, into: &position), "clEnqueueReadBuffer", op: op)
+        // An Int32 index is the low half of the Int64 read here (little-endian devices).
+        var position: Int64 = 0
+        let size = wide ? 8 : 4
+        let byteOffset = (Int(offset) + Int(bad)) * size
+        try checkCL(runtime.enqueueRead(indices.mem.raw, offset: byteOffset, bytes: size, into: &position), "clEnqueueReadBuffer", op: op)
+        if !wide { position = Int64(Int32(truncatingIfNeeded: position)) }
         throw TensorError(.indexOutOfRange, op: op, operandShapes: shapes,
                           message: "index \(position) is out of range for axis \(axis) of size \(extent)")
     }
@@ -129,14 +136,15 @@ extension OpenCLBackend {
         let (chosen, chosenOffset) = try contiguousData(indices, op: "scatter")
         let (values, valuesOffset) = try contiguousData(updates, op: "scatter")
         let flag = try runtime.allocate(4, op: "scatter")
-        try fill(flag, type: .int32, bits: UInt32(Int32.max), count: 1)
-        let kernel = try runtime.kernel(.scatter, family: .gather, options: BuildOptions(["E_T": input.scalarType.clBits]))
+        try fill(flag, type: .int32, bits: UInt64(Int32.max), count: 1)
+        let kernel = try runtime.kernel(
+            .scatter, family: .gather, options: BuildOptions(["E_T": input.scalarType.clBits, "I_T": indices.scalarType.clCompute]))
         try runtime.launch1D(kernel, [
             .buffer(chosen), .int(chosenOffset), .buffer(values), .int(valuesOffset), .int(Int32(outer)),
             .int(Int32(extent)), .int(Int32(inner)), .int(Int32(count)), .buffer(buffer), .buffer(flag),
         ], count: outer * inner)
-        try checkIndices(flag, chosen, chosenOffset, op: "scatter", axis: axis, extent: extent,
-                         shapes: [input.shape, indices.shape, updates.shape])
+        try checkIndices(flag, chosen, chosenOffset, wide: indices.scalarType == .int64, op: "scatter", axis: axis,
+                         extent: extent, shapes: [input.shape, indices.shape, updates.shape])
         return result
     }
 }

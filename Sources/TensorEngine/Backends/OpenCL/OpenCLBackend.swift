@@ -82,34 +82,34 @@ package final class OpenCLBackend: Backend {
     package static let kernels: KernelRegistry<OpenCLBackend> = {
         var registry = KernelRegistry<OpenCLBackend>()
         registry.require(KernelCondition { backend, query in backend.limitsFail(query) })
-        registry.registerFused { backend, region, inputs, output throws(TensorError) in try backend.elementwise(region, inputs, output) }
-        registry.register(OpKind.elementwise) { backend, op, inputs, output throws(TensorError) in
+        registry.registerFused(when: .elementwiseTypes) { backend, region, inputs, output throws(TensorError) in try backend.elementwise(region, inputs, output) }
+        registry.register(OpKind.elementwise, when: .elementwiseTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.elementwise(FusedRegion(single: op, inputTypes: inputs.map(\.scalarType), outputType: output.scalarType), inputs, output)
         }
-        registry.register(OpKind.reductions) { backend, op, inputs, output throws(TensorError) in try backend.reduce(op, inputs[0], output) }
-        registry.register(.cumulativeSum) { backend, op, inputs, output throws(TensorError) in
+        registry.register(OpKind.reductions, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in try backend.reduce(op, inputs[0], output) }
+        registry.register(.cumulativeSum, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.cumulativeSumRows, family: .scan, op, inputs[0], output)
         }
-        registry.register(.cumulativeProduct) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.cumulativeProduct, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.cumulativeProductRows, family: .scan, op, inputs[0], output)
         }
-        registry.register(.softmax) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.softmax, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.softmaxRows, family: .softmax, op, inputs[0], output)
         }
-        registry.register(.logSoftmax) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.logSoftmax, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.logSoftmaxRows, family: .softmax, op, inputs[0], output)
         }
-        registry.register(.layerNorm) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.layerNorm, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.lineOp(.layerNormRows, family: .norm, op, inputs[0], output)
         }
-        registry.register(.topK) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.topK, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)
         }
-        registry.register(.matmul) { backend, _, inputs, output throws(TensorError) in try backend.matmul(inputs[0], inputs[1], output) }
-        registry.register(.convolution, when: .fewSpatialAxes) { backend, op, inputs, output throws(TensorError) in
+        registry.register(.matmul, when: .narrowTypes) { backend, _, inputs, output throws(TensorError) in try backend.matmul(inputs[0], inputs[1], output) }
+        registry.register(.convolution, when: KernelCondition.narrowTypes.and(.fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
             try backend.convolution(op.convolutionGeometry, inputs, output)
         }
-        registry.register([.maxPool, .averagePool], when: .fewSpatialAxes) { backend, op, inputs, output throws(TensorError) in
+        registry.register([.maxPool, .averagePool], when: KernelCondition.narrowTypes.and(.fewSpatialAxes)) { backend, op, inputs, output throws(TensorError) in
             try backend.pooling(op.kind, op.poolingGeometry, inputs[0], output)
         }
         registry.register(.contiguous) { backend, op, inputs, output throws(TensorError) in
@@ -133,6 +133,7 @@ package final class OpenCLBackend: Backend {
     /// Why the device cannot run a kernel over these signatures (`nil` when it can): every
     /// kernel addresses at most ``KernelLayout/maxRank`` axes with 32-bit indices, and a result
     /// must fit one allocation.
+
     private func limitsFail(_ query: KernelQuery) -> String? {
         let signatures = query.inputs + [query.output]
         if signatures.contains(where: { $0.shape.count > KernelLayout.maxRank }) {
@@ -204,7 +205,9 @@ package final class OpenCLBackend: Backend {
         if access.contains(.strided) { access = access.map { $0 == .row ? .strided : $0 } }
         let strided = access.contains(.strided)
         let rowsFitVectors = inputs.indices.allSatisfy { access[$0] != .row || rowLengths[$0] % 8 == 0 }
-        let vectorWidth = !strided && rowsFitVectors && runtime.device.type == .cpu ? 8 : 1
+        // The eight-wide kernel holds 32-bit lanes; 64-bit values go one per work-item.
+        let narrow = (region.inputTypes + region.instructionTypes).allSatisfy { $0.byteCount <= 4 }
+        let vectorWidth = !strided && rowsFitVectors && narrow && runtime.device.type == .cpu ? 8 : 1
         let key = ElementwiseKernelKey(region: region, access: access, rank: strided ? layout.rank : 0, vectorWidth: vectorWidth)
         var operands: [KernelArgument] = []
         for operand in inputs.indices {
@@ -256,4 +259,22 @@ package final class OpenCLBackend: Backend {
 struct ElementwiseKernelSlot: Hashable {
     let key: ElementwiseKernelKey
     let name: KernelName
+}
+
+extension KernelCondition where B == OpenCLBackend {
+    /// The kernels written for 32-bit types and narrower (reductions, rows, products, windows).
+    static var narrowTypes: KernelCondition {
+        KernelCondition { _, query in
+            query.allTypes(in: [.float32, .float16, .int32, .bool])
+                ? nil : "int64 and float64 run elementwise and in data movement only"
+        }
+    }
+
+    /// Generated elementwise kernels: every type, float64 where the device has `cl_khr_fp64`.
+    static var elementwiseTypes: KernelCondition {
+        KernelCondition { backend, query in
+            backend.runtime.device.hasFP64 || query.allTypes(in: [.float32, .float16, .int32, .bool, .int64])
+                ? nil : "\(backend.runtime.device.name) has no cl_khr_fp64 for float64"
+        }
+    }
 }

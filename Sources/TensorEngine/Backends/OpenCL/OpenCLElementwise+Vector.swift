@@ -25,7 +25,7 @@ extension ElementwiseCodegen {
                 // Rows are a multiple of 8 long here, so the eight lanes never cross a row.
                 let pointer = key.access[index] == .row ? "in\(index) + offset\(index) + i % row\(index)" : "in\(index) + offset\(index) + i"
                 load = switch type {
-                case .float32, .int32: "vload8(0, \(pointer))"
+                case .float32, .int32, .int64, .float64: "vload8(0, \(pointer))"
                 case .float16: "vload_half8(0, \(pointer))"
                 case .bool: "convert_int8(vload8(0, \(pointer)))"
                 }
@@ -38,10 +38,10 @@ extension ElementwiseCodegen {
             let type = region.instructionTypes[index]
             let typed = region.typedExpression(index)
             let expression = ExpressionPrinter.print(typed, instruction.operands.map { "r\($0)" }, vector: true)
-            lines.append("    \(vectorType(type)) r\(register) = \(convert8(expression, fromFloat: typed.domain == .float, to: type, roundHalf: register != last));")
+            lines.append("    \(vectorType(type)) r\(register) = \(convert8(expression, fromFloat: typed.domain.isFloatingPoint, to: type, roundHalf: register != last));")
         }
         let store = switch region.outputType {
-        case .float32, .int32: "vstore8(r\(last), 0, out + i)"
+        case .float32, .int32, .int64, .float64: "vstore8(r\(last), 0, out + i)"
         case .float16: "vstore_half8_rte(r\(last), 0, out + i)"
         case .bool: "vstore8(convert_uchar8(-(r\(last) != 0)), 0, out + i)"
         }
@@ -57,8 +57,10 @@ extension ElementwiseCodegen {
         case .float16: return roundHalf ? "te_round_half8(\(asFloat))" : asFloat
         case .int32: return fromFloat ? "convert_int8_sat_rtz(\(expression))" : expression
         case .bool: return fromFloat ? "(-(\(expression) != 0.0f))" : "(-(\(expression) != 0))"
+        case .int64: return fromFloat ? "convert_long8_sat_rtz(\(expression))" : "convert_long8(\(expression))"
+        case .float64: return "convert_double8(\(expression))"
         }
     }
 
-    private static func vectorType(_ type: ScalarType) -> String { type.isFloatingPoint ? "float8" : "int8" }
+    private static func vectorType(_ type: ScalarType) -> String { type.clCompute + "8" }
 }

@@ -25,7 +25,8 @@ struct ElementwiseKernelKey: Sendable, Hashable {
 ///
 /// Registers follow ``FusedRegion``: `r0..<inputCount` are the operands, each instruction defines
 /// the next register as its table expression, printed by ``ExpressionPrinter`` in the domains
-/// typing gives (float for float32/float16, int for int32/bool), then converted to its own type
+/// typing gives (float for float32/float16, double for float64, int for int32/bool, long for
+/// int64), then converted to its own type
 /// exactly as storing into a tensor of that type does, so a fused region gives the same bits as its
 /// ops run one by one.
 enum ElementwiseCodegen {
@@ -61,7 +62,7 @@ enum ElementwiseCodegen {
             let type = region.instructionTypes[index]
             let typed = region.typedExpression(index)
             let expression = ExpressionPrinter.print(typed, instruction.operands.map { "r\($0)" }, vector: false)
-            let value = convert(expression, fromFloat: typed.domain == .float, to: type, roundHalf: register != last)
+            let value = convert(expression, from: typed.domain, to: type, roundHalf: register != last)
             lines.append("    \(type.clCompute) r\(register) = \(value);")
         }
         lines.append("    \(region.outputType.clStoreMacro)(out, i, r\(last));")
@@ -71,14 +72,32 @@ enum ElementwiseCodegen {
     }
 
     /// The value as stored into a tensor of `type` and read back (float16 rounds unless the store does).
-    private static func convert(_ expression: String, fromFloat: Bool, to type: ScalarType, roundHalf: Bool) -> String {
+    private static func convert(_ expression: String, from domain: ScalarDomain, to type: ScalarType, roundHalf: Bool) -> String {
+        let asFloat = domain == .float ? expression : "(float)(\(expression))"
         switch type {
-        case .float32: fromFloat ? expression : "(float)(\(expression))"
-        case .float16:
-            roundHalf ? "te_round_half(\(fromFloat ? expression : "(float)(\(expression))"))"
-                : (fromFloat ? expression : "(float)(\(expression))")
-        case .int32: fromFloat ? "te_float_to_int(\(expression))" : expression
-        case .bool: fromFloat ? "te_float_to_bool(\(expression))" : "te_int_to_bool(\(expression))"
+        case .float32: return asFloat
+        case .float16: return roundHalf ? "te_round_half(\(asFloat))" : asFloat
+        case .float64: return domain == .double ? expression : "(double)(\(expression))"
+        case .int32:
+            switch domain {
+            case .float: return "te_float_to_int(\(expression))"
+            case .double: return "convert_int_sat_rtz(\(expression))"
+            case .integer: return expression
+            case .long: return "te_long_to_int(\(expression))"
+            }
+        case .int64:
+            switch domain {
+            case .float, .double: return "convert_long_sat_rtz(\(expression))"
+            case .integer: return "(long)(\(expression))"
+            case .long: return expression
+            }
+        case .bool:
+            switch domain {
+            case .float: return "te_float_to_bool(\(expression))"
+            case .integer: return "te_int_to_bool(\(expression))"
+            // NaN is not 0, so it is true, as a store of NaN into bool is.
+            case .double, .long: return "((\(expression)) != 0 ? 1 : 0)"
+            }
         }
     }
 }

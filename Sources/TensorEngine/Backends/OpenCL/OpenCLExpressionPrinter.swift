@@ -23,12 +23,12 @@ enum ExpressionPrinter {
         case .literal(let value, let domain):
             return literal(value, domain, vector: vector)
         case .negate(let x):
-            return x.domain == .float ? "(-\(p(x)))" : "te_ineg\(vector ? "8" : "")(\(p(x)))"
+            return x.domain.isFloatingPoint ? "(-\(p(x)))" : "\(x.domain.integerPrefix)neg\(vector ? "8" : "")(\(p(x)))"
         case .absolute(let x):
-            if x.domain == .float { return "fabs(\(p(x)))" }
-            return vector ? "select(\(p(x)), te_ineg8(\(p(x))), \(p(x)) < 0)" : "te_iabs(\(p(x)))"
+            if x.domain.isFloatingPoint { return "fabs(\(p(x)))" }
+            return vector ? "select(\(p(x)), te_ineg8(\(p(x))), \(p(x)) < 0)" : "\(x.domain.integerPrefix)abs(\(p(x)))"
         case .arithmetic(let op, let a, let b):
-            return arithmetic(op, p(a), p(b), float: a.domain == .float, vector: vector)
+            return arithmetic(op, p(a), p(b), domain: a.domain, vector: vector)
         case .compare(let comparison, let a, let b):
             let test = "\(p(a)) \(symbol(comparison)) \(p(b))"
             return vector ? "(-(\(test)))" : "((\(test)) ? 1 : 0)"
@@ -40,36 +40,39 @@ enum ExpressionPrinter {
             guard vector, !vectorFunctions.contains(function) else { return "\(function.name)(\(list))" }
             return arguments.count > 1
                 ? "TE_LANES8_2(\(function.name), \(list))" : "TE_LANES8(\(function.name), \(list))"
-        case .toFloat(let x):
-            return vector ? "convert_float8(\(p(x)))" : "((float)(\(p(x))))"
+        case .converted(let x, let domain):
+            let type = domain.clType
+            return vector ? "convert_\(type)8(\(p(x)))" : "((\(type))(\(p(x))))"
         case .applied(_, _, let body):
             return p(body)
         }
     }
 
     private static func arithmetic(
-        _ op: ArithmeticOperator, _ a: String, _ b: String, float: Bool, vector: Bool
+        _ op: ArithmeticOperator, _ a: String, _ b: String, domain: ScalarDomain, vector: Bool
     ) -> String {
         let lanes = vector ? "8" : ""
-        if float {
+        if domain.isFloatingPoint {
+            let extreme = domain == .double ? "te_d" : "te_"
             switch op {
             case .add: return "(\(a) + \(b))"
             case .subtract: return "(\(a) - \(b))"
             case .multiply: return "(\(a) * \(b))"
             case .divide: return "(\(a) / \(b))"
             case .remainder: return vector ? "TE_LANES8_2(fmod, \(a), \(b))" : "fmod(\(a), \(b))"
-            case .minimum: return "te_min\(lanes)(\(a), \(b))"
-            case .maximum: return "te_max\(lanes)(\(a), \(b))"
+            case .minimum: return "\(extreme)min\(lanes)(\(a), \(b))"
+            case .maximum: return "\(extreme)max\(lanes)(\(a), \(b))"
             }
         }
+        let prefix = domain.integerPrefix
         switch op {
-        case .add: return "te_iadd\(lanes)(\(a), \(b))"
-        case .subtract: return "te_isub\(lanes)(\(a), \(b))"
-        case .multiply: return "te_imul\(lanes)(\(a), \(b))"
-        case .divide: return "te_idiv\(lanes)(\(a), \(b))"
-        case .remainder: return "te_irem\(lanes)(\(a), \(b))"
-        case .minimum: return vector ? "select(\(a), \(b), \(b) < \(a))" : "te_imin(\(a), \(b))"
-        case .maximum: return vector ? "select(\(a), \(b), \(b) >= \(a))" : "te_imax(\(a), \(b))"
+        case .add: return "\(prefix)add\(lanes)(\(a), \(b))"
+        case .subtract: return "\(prefix)sub\(lanes)(\(a), \(b))"
+        case .multiply: return "\(prefix)mul\(lanes)(\(a), \(b))"
+        case .divide: return "\(prefix)div\(lanes)(\(a), \(b))"
+        case .remainder: return "\(prefix)rem\(lanes)(\(a), \(b))"
+        case .minimum: return vector ? "select(\(a), \(b), \(b) < \(a))" : "\(prefix)min(\(a), \(b))"
+        case .maximum: return vector ? "select(\(a), \(b), \(b) >= \(a))" : "\(prefix)max(\(a), \(b))"
         }
     }
 
@@ -84,7 +87,8 @@ enum ExpressionPrinter {
         }
     }
 
-    /// A constant in C: a float with every digit `Float` keeps, or an int (saturated).
+    /// A constant in C: a float with every digit `Float` keeps, a double exact, or an integer
+    /// (saturated).
     static func literal(_ value: Double, _ domain: ScalarDomain, vector: Bool) -> String {
         let scalar: String
         switch domain {
@@ -98,11 +102,38 @@ enum ExpressionPrinter {
                 // A hexadecimal literal is exact (the float widened to double loses nothing).
                 scalar = "(" + String(format: "%a", Double(float)) + "f)"
             }
+        case .double:
+            scalar = value.isNaN ? "((double)NAN)" : value.isInfinite ? (value < 0 ? "(-(double)INFINITY)" : "((double)INFINITY)")
+                : "(" + String(format: "%a", value) + ")"
         case .integer:
             let integer = Int32(converting: value)
             scalar = integer == .min ? "(-2147483647 - 1)" : "(\(integer))"
+        case .long:
+            let integer = Int64(converting: value)
+            scalar = integer == .min ? "(-9223372036854775807L - 1)" : "(\(integer)L)"
         }
         guard vector else { return scalar }
-        return "((\(domain == .float ? "float8" : "int8"))\(scalar))"
+        return "((\(domain.clType)8)\(scalar))"
+    }
+}
+
+extension ScalarDomain {
+    /// The prefix of `elementwise.cl`'s wrapping integer helpers for the domain (`te_iadd`,
+    /// `te_ladd`); float domains have none.
+    var integerPrefix: String {
+        switch self {
+        case .long: "te_l"
+        case .integer, .float, .double: "te_i"
+        }
+    }
+
+    /// The OpenCL C type values of the domain are computed in.
+    var clType: String {
+        switch self {
+        case .float: "float"
+        case .double: "double"
+        case .integer: "int"
+        case .long: "long"
+        }
     }
 }

@@ -103,11 +103,20 @@ extension ScalarType {
         case .float16: "half"
         case .int32: "int"
         case .bool: "uchar"
+        case .int64: "long"
+        case .float64: "double"
         }
     }
 
     /// The OpenCL C type the element is computed in.
-    var clCompute: String { isFloatingPoint ? "float" : "int" }
+    var clCompute: String {
+        switch self {
+        case .float32, .float16: "float"
+        case .int32, .bool: "int"
+        case .int64: "long"
+        case .float64: "double"
+        }
+    }
 
     /// The unsigned type of the element's size, for moving bit patterns.
     var clBits: String {
@@ -115,6 +124,7 @@ extension ScalarType {
         case .float32, .int32: "uint"
         case .float16: "ushort"
         case .bool: "uchar"
+        case .int64, .float64: "ulong"
         }
     }
 
@@ -124,6 +134,8 @@ extension ScalarType {
         case .float16: "TE_LOAD_F16"
         case .int32: "TE_LOAD_I32"
         case .bool: "TE_LOAD_U8"
+        case .int64: "TE_LOAD_I64"
+        case .float64: "TE_LOAD_F64"
         }
     }
 
@@ -133,6 +145,8 @@ extension ScalarType {
         case .float16: "TE_STORE_F16"
         case .int32: "TE_STORE_I32"
         case .bool: "TE_STORE_U8"
+        case .int64: "TE_STORE_I64"
+        case .float64: "TE_STORE_F64"
         }
     }
 }

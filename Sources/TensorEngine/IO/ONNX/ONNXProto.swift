@@ -53,15 +53,17 @@ struct ONNXDataType: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     /// Whether the type is a floating-point type the engine reads.
     var isFloatingPoint: Bool { [1, 10, 11, 16].contains(rawValue) }
 
-    /// The engine's scalar type that holds this type's values: exactly for float, float16, int32,
-    /// bool and the narrow integers; by a checked narrowing for int64, uint32 and uint64 (ONNX's
-    /// index type; a value outside `Int32` is an error when it reaches the engine); in `Float` for
-    /// double and bfloat16. `nil` for strings, complex and 8-bit or 4-bit floats.
+    /// The engine's scalar type that holds this type's values: exactly for float, float16, double,
+    /// int32, int64, uint32, bool and the narrow integers (in `Int32`); uint64 in `Int64` (values
+    /// above `Int64.max` keep their bits); bfloat16 in `Float`. `nil` for strings, complex and
+    /// 8-bit or 4-bit floats.
     var engineType: ScalarType? {
         switch rawValue {
-        case 1, 11, 16: .float32
+        case 1, 16: .float32
         case 10: .float16
-        case 2, 3, 4, 5, 6, 7, 12, 13: .int32
+        case 11: .float64
+        case 2, 3, 4, 5, 6: .int32
+        case 7, 12, 13: .int64
         case 9: .bool
         default: nil
         }

@@ -260,7 +260,7 @@ extension ONNXTensorProto {
             return values
         }
         switch dataType.rawValue {
-        case 1: return .reals(try checked(floatData, "float_data").map(Double.init))
+        case 1: return .reals(try checked(floatData, "float_data").map { Double($0) })
         case 11: return .reals(try checked(doubleData, "double_data"))
         case 10:
             return .reals(

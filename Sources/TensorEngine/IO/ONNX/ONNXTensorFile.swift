@@ -26,15 +26,9 @@ package struct ONNXTensorFile: Sendable {
         elementType = proto.dataType.description
         isExact = !proto.dataType.isFloatingPoint
         values = constant.reals
-        if proto.dataType == .double,
-            values.contains(where: { $0.isFinite && Swift.abs($0) > Double(Float.greatestFiniteMagnitude) })
-        {
-            throw FileFormatError(
-                .unsupportedDType, format: "onnx", path: url.path,
-                message: "double values beyond Float's range (the engine holds double as Float)")
-        }
     }
 
-    /// The tensor as an engine tensor (integers outside `Int32` are an error).
+    /// The tensor as an engine tensor (of its type's engine type; narrow integers outside `Int32`
+    /// are an error).
     package func tensor() throws(ModelError) -> Tensor { try constant.tensor() }
 }

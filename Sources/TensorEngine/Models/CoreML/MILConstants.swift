@@ -63,9 +63,9 @@ enum MILConstants {
         }
         let decoded: ONNXConstant.Values
         switch values {
-        case .floats(let floats): decoded = .reals(try checked(floats).map(Double.init))
+        case .floats(let floats): decoded = .reals(try checked(floats).map { Double($0) })
         case .doubles(let doubles): decoded = .reals(try checked(doubles))
-        case .ints(let ints): decoded = .integers(try checked(ints).map(Int64.init))
+        case .ints(let ints): decoded = .integers(try checked(ints).map { Int64($0) })
         case .longInts(let longs): decoded = .integers(try checked(longs))
         case .bools(let bools): decoded = .booleans(try checked(bools))
         case .strings: throw invalid("strings declared as \(type)")
@@ -126,10 +126,10 @@ enum MILConstants {
         case .float32: values = .reals(load(UInt32.self).map { Double(Float(bitPattern: $0)) })
         case .float64: values = .reals(load(UInt64.self).map { Double(bitPattern: $0) })
         case .bool: values = .booleans(bytes.map { $0 != 0 })
-        case .int16: values = .integers(load(Int16.self).map(Int64.init))
-        case .uint16: values = .integers(load(UInt16.self).map(Int64.init))
-        case .int32: values = .integers(load(Int32.self).map(Int64.init))
-        case .uint32: values = .integers(load(UInt32.self).map(Int64.init))
+        case .int16: values = .integers(load(Int16.self).map { Int64($0) })
+        case .uint16: values = .integers(load(UInt16.self).map { Int64($0) })
+        case .int32: values = .integers(load(Int32.self).map { Int64($0) })
+        case .uint32: values = .integers(load(UInt32.self).map { Int64($0) })
         case .int64, .uint64: values = .integers(load(Int64.self))
         default: throw ModelError(.unsupportedType, "the engine cannot hold \(type) values")
         }

@@ -62,7 +62,7 @@ struct MILOperationContext {
         case .packed(let packed):
             let type: ONNXDataType = packed.type == .int8 || packed.type == .int4 ? .int8 : .uint8
             let constant = ONNXConstant(
-                dataType: type, shape: packed.shape, values: .integers(packed.elements.map(Int64.init)))
+                dataType: type, shape: packed.shape, values: .integers(packed.elements.map { Int64($0) }))
             return try tensor(of: .imported(.constant(constant)), parameter)
         case .strings, .state, .list:
             throw error("the parameter '\(parameter)' is not a tensor", .invalidModel)
@@ -81,7 +81,7 @@ struct MILOperationContext {
             }
         case .packed(let packed):
             return ONNXConstant(
-                dataType: .int64, shape: packed.shape, values: .integers(packed.elements.map(Int64.init)))
+                dataType: .int64, shape: packed.shape, values: .integers(packed.elements.map { Int64($0) }))
         case .strings, .state, .list:
             throw error("the parameter '\(parameter)' is not a tensor", .invalidModel)
         }

@@ -136,7 +136,7 @@ extension MILOperators {
 
     /// A parameter's values as reals: packed integers widened, or a constant's.
     private static func reals(_ context: MILOperationContext, _ parameter: String) throws(ModelError) -> [Double] {
-        if case .packed(let packed) = try context.value(parameter) { return packed.elements.map(Double.init) }
+        if case .packed(let packed) = try context.value(parameter) { return packed.elements.map { Double($0) } }
         return try context.constant(parameter).reals
     }
 

@@ -285,7 +285,8 @@ extension Tensor {
         guard indices.rank == rank, axis >= 0, axis < rank else { return nil }
         guard let base = Tensor.offsetsWithoutAxis(shape, indices.shape, axis: axis) else { return nil }
         let stride = Tensor.scalar(Double(ONNXHost.strides(shape)[axis]), .int32)
-        let positions = Tensor.binary(.add, base, Tensor.binary(.multiply, indices, stride, at: nil), at: nil)
+        let positions = Tensor.binary(
+            .add, base, Tensor.binary(.multiply, indices.converted(to: .int32), stride, at: nil), at: nil)
         return reshaped(to: [scalarCount]).gathering(atIndices: positions, alongAxis: 0)
     }
 

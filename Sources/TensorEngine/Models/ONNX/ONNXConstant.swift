@@ -41,7 +41,7 @@ struct ONNXConstant: Sendable, Hashable {
     /// The values as reals.
     var reals: [Double] {
         switch values {
-        case .integers(let values): values.map(Double.init)
+        case .integers(let values): values.map { Double($0) }
         case .reals(let values): values
         case .booleans(let values): values.map { $0 ? 1 : 0 }
         }
@@ -86,6 +86,8 @@ struct ONNXConstant: Sendable, Hashable {
         case .float16:
             return Tensor.constant(reals.map { Float16(Float($0)) }, shape: shape, op: "onnx constant", at: nil)
         case .bool: return Tensor.constant(booleans, shape: shape, op: "onnx constant", at: nil)
+        case .float64: return Tensor.constant(reals, shape: shape, op: "onnx constant", at: nil)
+        case .int64: return Tensor.constant(integers, shape: shape, op: "onnx constant", at: nil)
         case .int32:
             var narrowed: [Int32] = []
             narrowed.reserveCapacity(count)

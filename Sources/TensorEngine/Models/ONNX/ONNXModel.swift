@@ -261,12 +261,8 @@ public final class ONNXModel: ModelImplementation {
             }
             let mismatch =
                 "input '\(info.name)' expects \(description.multiArrayConstraint?.description ?? ""), given \(given.dtype) \(describe(given.shape))"
-            var tensor = given
-            if given.dtype != constraint.dataType {
-                guard given.dtype == .float16, constraint.dataType == .float32 else {
-                    throw ModelError(.invalidInput, mismatch)
-                }
-                tensor = given.converted(to: .float32)
+            guard let tensor = MultiArrayConstraint.exactly(given, as: constraint.dataType) else {
+                throw ModelError(.invalidInput, mismatch)
             }
             if let shape = constraint.shape {
                 guard shape.count == given.rank else { throw ModelError(.invalidInput, mismatch) }
@@ -302,6 +298,8 @@ extension Tensor {
         case .float16: self = Tensor.constant([Float16](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
         case .int32: self = Tensor.constant([Int32](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
         case .bool: self = Tensor.constant([Bool](repeating: false, count: count), shape: shape, op: "zeros", at: nil)
+        case .int64: self = Tensor.constant([Int64](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
+        case .float64: self = Tensor.constant([Double](repeating: 0, count: count), shape: shape, op: "zeros", at: nil)
         }
     }
 }

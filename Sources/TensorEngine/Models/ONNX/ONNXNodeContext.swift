@@ -150,10 +150,15 @@ struct ONNXNodeContext {
         }
     }
 
-    /// A tensor result, or the error the engine recorded in it, attributed to this node.
+    /// A tensor result, or the error the engine recorded in it, attributed to this node. The
+    /// tensor is cast to the type's engine type when an op made it in another (an `ArgMax`'s
+    /// `Int32` positions for its `int64` output), so a value's tensor always has its type's.
     func output(_ tensor: Tensor, _ type: ONNXDataType) throws(ModelError) -> ONNXValue {
         if let failure = tensor.error { throw self.error(failure.message) }
-        return .tensor(tensor, type)
+        guard let engineType = type.engineType else {
+            throw self.error("the engine cannot hold \(type) values", .unsupportedType)
+        }
+        return .tensor(tensor.converted(to: engineType), type)
     }
 }
 
@@ -179,6 +184,12 @@ extension Tensor {
         case .bool:
             let pointer = buffer.elements(as: Bool.self) + start
             return ONNXConstant(dataType: type, shape: shape, values: .booleans((0..<count).map { pointer[$0] }))
+        case .int64:
+            let pointer = buffer.elements(as: Int64.self) + start
+            return ONNXConstant(dataType: type, shape: shape, values: .integers((0..<count).map { pointer[$0] }))
+        case .float64:
+            let pointer = buffer.elements(as: Double.self) + start
+            return ONNXConstant(dataType: type, shape: shape, values: .reals((0..<count).map { pointer[$0] }))
         }
     }
 }

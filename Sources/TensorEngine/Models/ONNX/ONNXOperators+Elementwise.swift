@@ -131,7 +131,7 @@ extension ONNXOperators {
         return [try node.output(result / Float(node.inputCount), try node.type(0))]
     }
 
-    /// `Pow`: the exponent may be of another type; integer bases are computed in `Float`.
+    /// `Pow`: the exponent may be of another type; integer bases are computed in `Double`.
     static func pow(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let base = try node.tensor(0)
         let exponent = try node.tensor(1)
@@ -141,7 +141,7 @@ extension ONNXOperators {
                 .pow, base, exponent.dtype == base.dtype ? exponent : exponent.converted(to: base.dtype), at: nil)
             return [try node.output(result, type)]
         }
-        let result = Tensor.binary(.pow, base.converted(to: .float32), exponent.converted(to: .float32), at: nil)
+        let result = Tensor.binary(.pow, base.converted(to: .float64), exponent.converted(to: .float64), at: nil)
         return [try node.output(result.round().converted(to: base.dtype), type)]
     }
 

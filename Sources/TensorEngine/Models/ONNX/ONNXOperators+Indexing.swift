@@ -140,7 +140,7 @@ extension ONNXOperators {
         guard indexShape.count == data.rank, updates.shape == indexShape else {
             throw node.error("indices and updates must have one shape, of the data's rank")
         }
-        let indices = try wrappedIndices(node, index: 1, size: data.shape[axis])
+        let indices = try wrappedIndices(node, index: 1, size: data.shape[axis]).converted(to: .int32)
         let stride = ONNXHost.strides(data.shape)[axis]
         let positions = Tensor.binary(
             .add, try offsetsWithoutAxis(node, data.shape, indexShape, axis: axis),

@@ -181,13 +181,11 @@ extension ONNXOperators {
         case .constant(let constant):
             var wrapped = constant
             wrapped.values = .integers(constant.integers.map { $0 < 0 ? $0 + Int64(size) : $0 })
-            wrapped.dataType = .int32
-            do { return try wrapped.tensor() } catch {
-                throw node.error("index outside 32 bits: \(error.message)")
-            }
+            wrapped.dataType = .int64
+            do { return try wrapped.tensor() } catch { throw node.error(error.message, error.kind) }
         case .tensor(let tensor, _):
-            let indices = tensor.dtype == .int32 ? tensor : tensor.converted(to: .int32)
-            let size = Tensor.scalar(Double(size), .int32)
+            let indices = ScalarTypeSet.integers.contains(tensor.dtype) ? tensor : tensor.converted(to: .int64)
+            let size = Tensor.scalar(Double(size), indices.dtype)
             return indices.replacing(with: Tensor.binary(.add, indices, size, at: nil), where: indices .< 0)
         }
     }

@@ -85,7 +85,7 @@ extension ONNXOperators {
     /// (7) or an input (9).
     static func upsample(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
         let x = try node.tensor(0)
-        let scales = node.opset >= 9 ? try node.constant(1).reals : (try node.floats("scales") ?? []).map(Double.init)
+        let scales = node.opset >= 9 ? try node.constant(1).reals : (try node.floats("scales") ?? []).map { Double($0) }
         guard scales.count == x.rank, scales.allSatisfy({ $0 >= 1 && $0.isFinite }) else {
             throw node.error("scales \(scales) must be one per axis, each at least 1")
         }

@@ -42,7 +42,7 @@ extension ONNXOperators {
 
     /// `Shape` (with `start` and `end` from opset 15).
     static func shapeOf(_ node: ONNXNodeContext) throws(ModelError) -> [ONNXValue] {
-        let shape = try node.value(0).shape.map(Int64.init)
+        let shape = try node.value(0).shape.map { Int64($0) }
         let rank = shape.count
         func clampAxis(_ axis: Int) -> Int { Swift.min(Swift.max(axis < 0 ? axis + rank : axis, 0), rank) }
         let start = clampAxis(try node.int("start", default: 0))
@@ -204,7 +204,7 @@ extension ONNXOperators {
                 .constant(
                     ONNXConstant(
                         dataType: .float, shape: [attribute.floats.count],
-                        values: .reals(attribute.floats.map(Double.init))))
+                        values: .reals(attribute.floats.map { Double($0) })))
             ]
         case "value_int":
             return [.constant(ONNXConstant(dataType: .int64, shape: [], values: .integers([attribute.int])))]

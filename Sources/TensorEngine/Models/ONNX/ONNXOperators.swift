@@ -43,6 +43,6 @@ extension Tensor {
         return Tensor.constant((0..<Int32(clamping: count)).map { $0 }, shape: shape, op: "iota", at: nil)
     }
 
-    /// The tensor cast to an engine scalar type.
-    func converted(to type: ScalarType) -> Tensor { Tensor.record(.cast(type), [self], at: nil) }
+    /// The tensor cast to an engine scalar type (itself when it has that type).
+    func converted(to type: ScalarType) -> Tensor { dtype == type ? self : Tensor.record(.cast(type), [self], at: nil) }
 }
