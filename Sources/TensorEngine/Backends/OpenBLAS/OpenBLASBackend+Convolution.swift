@@ -24,6 +24,17 @@ extension OpenBLASBackend {
         let groups = geometry.groups
         let (inPerGroup, outPerGroup) = (channels / groups, outChannels / groups)
         let planeCount = shape.outputCount
+        let source = UnsafePointer(x.assumingMemoryBound(to: Float.self))
+        let filters = UnsafePointer(w.assumingMemoryBound(to: Float.self))
+        if inPerGroup == 1, Self.stripsDepthwise(shape) {
+            // The striped kernel starts each sum from the bias itself: no pass over the output first.
+            let (b, bOwner): (UnsafeMutableRawPointer?, Value?) = inputs.count > 2 ? try contiguous(inputs[2]) : (nil, nil)
+            Self.stripedDepthwise(
+                source, filters, b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }, out, shape,
+                planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
+            withExtendedLifetime((xOwner, wOwner, bOwner)) {}
+            return result
+        }
         // The bias first, in every output plane (the products add onto it).
         if inputs.count > 2 {
             let (b, bOwner) = try contiguous(inputs[2])
@@ -35,8 +46,6 @@ extension OpenBLASBackend {
         } else {
             out.update(repeating: 0, count: output.elementCount)
         }
-        let source = UnsafePointer(x.assumingMemoryBound(to: Float.self))
-        let filters = UnsafePointer(w.assumingMemoryBound(to: Float.self))
         if inPerGroup == 1 {
             Self.depthwise(
                 source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)

@@ -1,0 +1,101 @@
+/// Depthwise convolutions with unit column stride over 2-D planes, the form MobileNet-style
+/// layers take: 64 outputs of a row at a time, as four strips of 16 whose sums stay in registers
+/// across every tap (four independent chains of fused multiply-adds, where one strip's taps would
+/// wait on each other).
+///
+/// Each worker copies an input plane into a scratch plane whose rows carry the left and right
+/// padding as zeros, so that every chunk reads whole vectors and no column is an edge; rows above
+/// and below the input are taps that are skipped. Each sum starts from the plane's bias (or 0),
+/// so the output is written once.
+extension OpenBLASBackend {
+    typealias DepthwiseStrip = SIMD16<Float>
+
+    /// Whether ``stripedDepthwise(_:_:_:_:planes:channels:multiplier:)`` computes the shape: a
+    /// 2-D window (one depth step) stepping one column at a time.
+    static func stripsDepthwise(_ shape: WindowShape3D) -> Bool {
+        shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1 && shape.before[0] == 0
+            && shape.strides[2] == 1 && shape.output[2] > 0
+    }
+
+    static func stripedDepthwise(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+        _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, planes: Int, channels: Int, multiplier: Int
+    ) {
+        let outChannels = channels * multiplier
+        let (rows, columns) = (shape.input[1], shape.input[2])
+        let (outRows, outColumns) = (shape.output[1], shape.output[2])
+        let kernelColumns = shape.kernel[2]
+        // Output column o, tap t reads scratch column o + t·dilation: the input's column
+        // o - before + t·dilation, shifted right by `before`. The last chunk of 64 reads as far as
+        // a whole one would.
+        let width = (outColumns + 63) / 64 * 64 + (kernelColumns - 1) * shape.dilations[2]
+        let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
+        Parallel.forEachRange(planes, parts: parts) { range in
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: rows * width)
+            scratch.initialize(repeating: 0, count: rows * width)
+            let tail = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+            tail.initialize(repeating: 0, count: 64)
+            defer {
+                scratch.deallocate()
+                tail.deallocate()
+            }
+            // The input's columns land `before` columns into a scratch row; the rest stays zero.
+            let left = shape.before[2]
+            for plane in range {
+                let (n, m) = plane.quotientAndRemainder(dividingBy: outChannels)
+                let input = x + (n * channels + m / multiplier) * shape.inputCount
+                for row in 0..<rows { (scratch + row * width + left).update(from: input + row * columns, count: columns) }
+                let filter = w + m * shape.kernelCount
+                let start = DepthwiseStrip(repeating: bias?[m] ?? 0)
+                let result = out + plane * shape.outputCount
+                for oh in 0..<outRows {
+                    let target = result + oh &* outColumns
+                    var column = 0
+                    while column &+ 64 <= outColumns {
+                        Self.sumWide(target + column, start, scratch + column, width: width, oh: oh, shape, filter)
+                        column &+= 64
+                    }
+                    if column < outColumns {
+                        // The last columns through a whole chunk of their own (the scratch row
+                        // reads as far), copied out.
+                        Self.sumWide(tail, start, scratch + column, width: width, oh: oh, shape, filter)
+                        (target + column).update(from: tail, count: outColumns &- column)
+                    }
+                }
+            }
+        }
+    }
+
+    /// 64 columns of an output row at `target`: `start` (the bias) plus every tap, summed in
+    /// registers and stored once.
+    @inline(__always)
+    private static func sumWide(
+        _ target: UnsafeMutablePointer<Float>, _ start: DepthwiseStrip, _ scratch: UnsafeMutablePointer<Float>,
+        width: Int, oh: Int, _ shape: WindowShape3D, _ filter: UnsafePointer<Float>
+    ) {
+        let stride = MemoryLayout<DepthwiseStrip>.stride
+        let out = UnsafeMutableRawPointer(target)
+        var (sum0, sum1, sum2, sum3) = (start, start, start, start)
+        let step = shape.dilations[2] &* MemoryLayout<Float>.stride
+        for kh in 0..<shape.kernel[1] {
+            let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
+            guard ih >= 0, ih < shape.input[1] else { continue }
+            let line = UnsafeRawPointer(scratch + ih &* width)
+            let weights = filter + kh &* shape.kernel[2]
+            for kw in 0..<shape.kernel[2] {
+                let weight = DepthwiseStrip(repeating: weights[kw])
+                let at = step &* kw
+                sum0 = sum0.addingProduct(line.loadUnaligned(fromByteOffset: at, as: DepthwiseStrip.self), weight)
+                sum1 = sum1.addingProduct(line.loadUnaligned(fromByteOffset: at &+ stride, as: DepthwiseStrip.self), weight)
+                sum2 = sum2.addingProduct(
+                    line.loadUnaligned(fromByteOffset: at &+ 2 &* stride, as: DepthwiseStrip.self), weight)
+                sum3 = sum3.addingProduct(
+                    line.loadUnaligned(fromByteOffset: at &+ 3 &* stride, as: DepthwiseStrip.self), weight)
+            }
+        }
+        out.storeBytes(of: sum0, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum1, toByteOffset: stride, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum2, toByteOffset: 2 &* stride, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum3, toByteOffset: 3 &* stride, as: DepthwiseStrip.self)
+    }
+}
