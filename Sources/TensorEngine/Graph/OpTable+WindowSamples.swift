@@ -46,6 +46,9 @@ extension Samples {
             dilations: [2, 2], padding: [(2, 2), (2, 2)], groups: 16),
         convolutionSample(
             "depthwise, multiplier 2", input([1, 4, 6, 6]), input([8, 1, 3, 3]), strides: [2, 2], groups: 4),
+        convolutionSample(
+            "depthwise, rows past 64, 3x5, row stride 2, no bias", input([1, 3, 9, 70]), input([3, 1, 3, 5]),
+            strides: [2, 1], padding: [(1, 0), (2, 1)], groups: 3),
         convolutionSample("1x1", input([2, 16, 5, 5]), input([8, 16, 1, 1]), bias: true),
         convolutionSample(
             "3-D", input([1, 2, 5, 4, 6]), input([3, 2, 2, 3, 2]), strides: [1, 2, 1],
@@ -111,6 +114,10 @@ extension Samples {
             .maxPool, "strided input", input([1, 3, 6, 8], .float32, .strided), kernel: [2, 3], strides: [1, 2]),
         poolingSample(.maxPool, "empty batch", input([0, 3, 4, 4]), kernel: [2, 2]),
         poolingSample(
+            .maxPool, "wide rows: special values, ceil mode, dilated",
+            SampleInput(shape: [1, 2, 7, 75], values: .special(shift: 1)), kernel: [2, 3], strides: [1, 2],
+            dilations: [1, 2], padding: [(0, 1), (1, 1)], ceil: true),
+        poolingSample(
             .maxPool, "large", input([1, 64, 112, 112]), kernel: [3, 3], strides: [2, 2], padding: [(1, 1), (1, 1)]),
     ]
 
@@ -130,5 +137,11 @@ extension Samples {
         poolingSample(.averagePool, "float16", input([1, 2, 6, 6], .float16), kernel: [2, 2], strides: [2, 2]),
         poolingSample(.averagePool, "transposed input", input([1, 3, 5, 7], .float32, .transposed), kernel: [2, 2]),
         poolingSample(.averagePool, "large", input([1, 64, 56, 56]), kernel: [3, 3], padding: [(1, 1), (1, 1)]),
+        poolingSample(
+            .averagePool, "wide rows: stride 3, ceil mode, padding counted", input([2, 3, 6, 100]), kernel: [3, 3],
+            strides: [2, 3], padding: [(1, 1), (1, 2)], ceil: true, countsPadding: true),
+        poolingSample(
+            .averagePool, "wide rows past 64, padding not counted", input([1, 2, 5, 80]), kernel: [3, 3],
+            padding: [(1, 1), (1, 1)]),
     ]
 }

@@ -1,7 +1,8 @@
 extension OpenBLASBackend {
     /// Max or average pooling of `Float` planes, one plane `(n, c)` per task: each output from the
     /// taps of its window inside the input (a NaN wins a maximum; an average divides by the count
-    /// the geometry says).
+    /// the geometry says). 2-D windows go 64 outputs at a time (``stripedPooling``); others one by
+    /// one here.
     func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature)
         throws(TensorError) -> Value
     {
@@ -25,6 +26,14 @@ extension OpenBLASBackend {
             }
         }
         let average = kind == .averagePool
+        let planeCount = output.shape[0] * output.shape[1]
+        if Self.stripesPooling(shape) {
+            Self.stripedPooling(
+                average: average, source, out, shape, planes: planeCount, rowDivisors: divisors[1],
+                columnDivisors: divisors[2])
+            withExtendedLifetime(owner) {}
+            return result
+        }
         // Per axis and output position: the window's first input position, its in-input taps,
         // and an average's divisor, in flat buffers the workers read without reference counting.
         let axes = WindowShape3D.maxSpatialRank

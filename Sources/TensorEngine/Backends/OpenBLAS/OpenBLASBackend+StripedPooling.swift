@@ -1,0 +1,139 @@
+/// Max and average pooling over 2-D planes, 64 outputs of a row at a time.
+///
+/// Output column `o`, tap `t` reads padded column `o·s + t·d` (stride `s`, dilation `d`). Each
+/// worker copies an input plane into `s` phase rows per input row, phase `p` holding the padded
+/// columns `j·s + p`, so that tap `t` reads phase `(t·d) mod s` from `j = o + ⌊t·d / s⌋` on: one
+/// contiguous vector per 16 outputs, whatever the stride. Padding and ceil-mode overhang read the
+/// fill (−∞ for a maximum, 0 for a sum), which leaves each result what the taps inside the input
+/// give; rows outside the input are skipped. A NaN wins a maximum, as in the reference.
+extension OpenBLASBackend {
+    typealias PoolingStrip = SIMD16<Float>
+
+    /// Whether ``stripedPooling`` computes the shape: a 2-D window (one depth step) over rows of at
+    /// least 16 outputs (a global pool's single output is summed faster one by one).
+    static func stripesPooling(_ shape: WindowShape3D) -> Bool {
+        shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1 && shape.before[0] == 0
+            && shape.output[2] >= 16
+    }
+
+    /// `out` for `planes` planes; `rowDivisors[oh]` and `columnDivisors[ow]` (an average's) multiply
+    /// to each output's divisor.
+    static func stripedPooling(
+        average: Bool, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        planes: Int, rowDivisors: [Int], columnDivisors: [Int]
+    ) {
+        let (rows, columns) = (shape.input[1], shape.input[2])
+        let (outRows, outColumns) = (shape.output[1], shape.output[2])
+        let (stride, dilation, left) = (shape.strides[2], shape.dilations[2], shape.before[2])
+        let chunks = (outColumns + 63) / 64
+        // A phase row holds every padded column a chunk's taps read, and every input column.
+        let reach = (shape.kernel[2] - 1) * dilation / stride
+        let length = Swift.max(chunks * 64 + reach, (left + columns) / stride + 1)
+        let fill: Float = average ? 0 : -.infinity
+        // An average's divisors per column, padded to whole chunks (the extra lanes are not stored).
+        let divisors = columnDivisors.map { Float($0) } + [Float](repeating: 1, count: chunks * 64 - outColumns)
+        let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
+        divisors.withUnsafeBufferPointer { divisors in
+            guard let divisors = divisors.baseAddress else { return }
+            Parallel.forEachRange(planes, parts: parts) { range in
+                let phases = UnsafeMutablePointer<Float>.allocate(capacity: rows * stride * length)
+                phases.initialize(repeating: fill, count: rows * stride * length)
+                let tail = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+                tail.initialize(repeating: 0, count: 64)
+                defer {
+                    phases.deallocate()
+                    tail.deallocate()
+                }
+                for plane in range {
+                    let input = x + plane &* shape.inputCount
+                    // Padded column c + left is phase (c + left) mod s, position (c + left) / s: each
+                    // phase takes every s-th input column from its first.
+                    for ih in 0..<rows {
+                        let row = input + ih &* columns
+                        let phaseRows = phases + ih &* stride &* length
+                        for phase in 0..<stride {
+                            // The first input column of this phase, and its position in the phase row.
+                            let first = ((phase &- left) % stride &+ stride) % stride
+                            guard first < columns else { continue }
+                            let target = phaseRows + (phase &* length &+ (first &+ left) / stride)
+                            if stride == 1 {
+                                target.update(from: row, count: columns)
+                            } else {
+                                for (j, c) in Swift.stride(from: first, to: columns, by: stride).enumerated() {
+                                    target[j] = row[c]
+                                }
+                            }
+                        }
+                    }
+                    let result = out + plane &* shape.outputCount
+                    for oh in 0..<outRows {
+                        let target = result + oh &* outColumns
+                        let rowDivisor = Float(average ? rowDivisors[oh] : 1)
+                        for chunk in 0..<chunks {
+                            let column = chunk &* 64
+                            let whole = column &+ 64 <= outColumns
+                            Self.poolChunk(
+                                average: average, whole ? target + column : tail, phases, length: length, column: column,
+                                oh: oh, shape, divisors: divisors + column, rowDivisor: rowDivisor)
+                            if !whole { (target + column).update(from: tail, count: outColumns &- column) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// 64 outputs of row `oh` from `column` on, written to `target`: four strips of 16, each its
+    /// own running maximum or sum over the taps.
+    @inline(__always)
+    private static func poolChunk(
+        average: Bool, _ target: UnsafeMutablePointer<Float>, _ phases: UnsafeMutablePointer<Float>, length: Int,
+        column: Int, oh: Int, _ shape: WindowShape3D, divisors: UnsafePointer<Float>, rowDivisor: Float
+    ) {
+        typealias Mask = SIMDMask<PoolingStrip.MaskStorage>
+        let start = PoolingStrip(repeating: average ? 0 : -.infinity)
+        var (a0, a1, a2, a3) = (start, start, start, start)
+        // Lanes that met a NaN (a maximum's comparisons pass over it; it wins at the end).
+        var (n0, n1, n2, n3) = (Mask(repeating: false), Mask(repeating: false), Mask(repeating: false), Mask(repeating: false))
+        let (stride, dilation) = (shape.strides[2], shape.dilations[2])
+        let size = MemoryLayout<PoolingStrip>.stride
+        for kh in 0..<shape.kernel[1] {
+            let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
+            guard ih >= 0, ih < shape.input[1] else { continue }
+            for kw in 0..<shape.kernel[2] {
+                let (shift, phase) = (kw &* dilation).quotientAndRemainder(dividingBy: stride)
+                let line = UnsafeRawPointer(phases + ((ih &* stride &+ phase) &* length &+ column &+ shift))
+                let v0 = line.loadUnaligned(as: PoolingStrip.self)
+                let v1 = line.loadUnaligned(fromByteOffset: size, as: PoolingStrip.self)
+                let v2 = line.loadUnaligned(fromByteOffset: 2 &* size, as: PoolingStrip.self)
+                let v3 = line.loadUnaligned(fromByteOffset: 3 &* size, as: PoolingStrip.self)
+                if average {
+                    (a0, a1, a2, a3) = (a0 + v0, a1 + v1, a2 + v2, a3 + v3)
+                } else {
+                    a0.replace(with: v0, where: v0 .> a0)
+                    a1.replace(with: v1, where: v1 .> a1)
+                    a2.replace(with: v2, where: v2 .> a2)
+                    a3.replace(with: v3, where: v3 .> a3)
+                    (n0, n1, n2, n3) = (n0 .| (v0 .!= v0), n1 .| (v1 .!= v1), n2 .| (v2 .!= v2), n3 .| (v3 .!= v3))
+                }
+            }
+        }
+        if average {
+            let scale = UnsafeRawPointer(divisors)
+            a0 /= scale.loadUnaligned(as: PoolingStrip.self) * rowDivisor
+            a1 /= scale.loadUnaligned(fromByteOffset: size, as: PoolingStrip.self) * rowDivisor
+            a2 /= scale.loadUnaligned(fromByteOffset: 2 &* size, as: PoolingStrip.self) * rowDivisor
+            a3 /= scale.loadUnaligned(fromByteOffset: 3 &* size, as: PoolingStrip.self) * rowDivisor
+        } else {
+            a0.replace(with: .nan, where: n0)
+            a1.replace(with: .nan, where: n1)
+            a2.replace(with: .nan, where: n2)
+            a3.replace(with: .nan, where: n3)
+        }
+        let out = UnsafeMutableRawPointer(target)
+        out.storeBytes(of: a0, as: PoolingStrip.self)
+        out.storeBytes(of: a1, toByteOffset: size, as: PoolingStrip.self)
+        out.storeBytes(of: a2, toByteOffset: 2 &* size, as: PoolingStrip.self)
+        out.storeBytes(of: a3, toByteOffset: 3 &* size, as: PoolingStrip.self)
+    }
+}
