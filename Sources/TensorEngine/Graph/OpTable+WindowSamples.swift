@@ -64,6 +64,10 @@ extension Samples {
             "kernel over padding", input([1, 1, 2, 2]), input([1, 1, 3, 3]), padding: [(1, 1), (1, 1)]),
         convolutionSample(
             "large", input([1, 32, 28, 28]), input([64, 32, 3, 3]), bias: true, padding: [(1, 1), (1, 1)]),
+        convolutionSample(
+            "deep, small plane: output channels split", input([2, 64, 7, 7]), input([130, 64, 3, 3]), bias: true,
+            padding: [(1, 1), (1, 1)]),
+        convolutionSample("deep 1x1, small plane", input([1, 96, 9, 9]), input([160, 96, 1, 1])),
     ]
 
     static let convolutionTranspose: [ParitySample] = [

@@ -93,6 +93,17 @@ extension OpenBLASBackend {
                 Swift.min(
                     Parallel.workers * MatmulSplit.piecesPerWorker,
                     Int(multiplyAdds) / MatmulSplit.minimumMultiplyAddsPerPiece))
+        // A small plane (a deep layer's 7 × 7) cut into pieces of rows would give each piece a few
+        // columns and the whole weight matrix to pack: the workers take slices of the output
+        // channels instead, over one im2col of the plane.
+        if !libraryThreaded, wanted > 1, outCount < Self.channelSplitPositions,
+            outPerGroup >= Self.channelSplitPositions / 4 * Parallel.workers
+        {
+            try channelSlices(
+                x, w, out, shape, planes: planes, channels: channels, groups: groups, outPerGroup: outPerGroup,
+                reduction: reduction, pointwise: pointwise)
+            return
+        }
         let chunksPerPlane = Swift.max(1, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
         let rowsPerChunk = Swift.min(rowsPerBlock, (rowsTotal + chunksPerPlane - 1) / chunksPerPlane)
         var tasks: [(plane: Int, rows: Range<Int>)] = []
@@ -127,6 +138,49 @@ extension OpenBLASBackend {
                     HostProducts.multiply(
                         transposeA: false, transposeB: false, m: outPerGroup, n: columnsWidth, k: reduction,
                         filters, lda: reduction, source, ldb: leading, result, ldc: outCount, accumulate: true)
+                }
+            }
+        }
+        withExtendedLifetime(columnsBuffer) {}
+    }
+
+    /// Output positions per plane below which the workers split a convolution's output channels
+    /// rather than its rows.
+    static let channelSplitPositions = 256
+
+    /// Each plane's columns built once (by all cores), then its product cut into slices of output
+    /// channels, one per worker, each packing only its rows of the weights.
+    private func channelSlices(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
+        pointwise: Bool
+    ) throws(TensorError) {
+        let (inCount, outCount) = (shape.inputCount, shape.outputCount)
+        let inPerGroup = channels / groups
+        let rows = 0..<(shape.output[0] * shape.output[1])
+        let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: reduction * outCount * 4, op: "convolution")
+        let slices = Parallel.workers
+        let sliceRows = (outPerGroup + slices - 1) / slices
+        BLASThreads.use(1)
+        for plane in 0..<planes {
+            let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
+            let input = x + (n * channels + group * inPerGroup) * inCount
+            var source = input
+            if let columnsBuffer {
+                Self.im2col(input, columnsBuffer.elements(as: Float.self), shape, channels: inPerGroup, rows: rows, parallel: true)
+                source = UnsafePointer(columnsBuffer.elements(as: Float.self))
+            }
+            let filters = w + group * outPerGroup * reduction
+            let result = out + plane * outPerGroup * outCount
+            Parallel.forEachRange(slices, parts: slices) { range in
+                for slice in range {
+                    let first = slice * sliceRows
+                    let count = Swift.min(sliceRows, outPerGroup - first)
+                    guard count > 0 else { continue }
+                    HostProducts.multiply(
+                        transposeA: false, transposeB: false, m: count, n: outCount, k: reduction,
+                        filters + first * reduction, lda: reduction, source, ldb: outCount, result + first * outCount,
+                        ldc: outCount, accumulate: true)
                 }
             }
         }
