@@ -96,14 +96,6 @@ package enum ScalarDomain: Sendable, Hashable {
 
     /// The domain two values meet in.
     static func meeting(_ a: ScalarDomain, _ b: ScalarDomain) -> ScalarDomain { a.rank >= b.rank ? a : b }
-
-    /// The floating-point domain math functions on a value of this domain run in.
-    var floatingPoint: ScalarDomain {
-        switch self {
-        case .double: .double
-        case .float, .integer, .long: .float
-        }
-    }
 }
 
 /// An expression whose every node has a domain, conversions up the domain order explicit and
