@@ -10,9 +10,9 @@ let usage = """
       MODEL              an ONNX file, a folder Model.compileModel(at:) (or --compile-to) made, or a
                          Core ML ML Program (.mlpackage, .mlmodel)
 
-      --input NAME=FILE  an input feature from a .npy file; int64 files are narrowed to the
-                         engine's Int32 (a value outside it is an error), an int32 file serves an
-                         int64 input, a float16 file a float one, a float64 file only a double one
+      --input NAME=FILE  an input feature from a .npy file, converted where exact: an int32 file
+                         serves an int64 input, a float16 file a float one, a float16 or float32
+                         file a double one
       --output-dir DIR   where to write each output as NAME.npy ('/' and ':' in names become '_');
                          default: the current directory
       --policy POLICY    auto, cpuOnly, cpuAndGPU or a backend (naive, openblas, opencl)

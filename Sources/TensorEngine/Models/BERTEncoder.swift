@@ -39,14 +39,15 @@ public struct BERTEncoder: Sendable {
     /// The last layer's hidden states, `[batch, length, hiddenSize]`.
     ///
     /// - Parameters:
-    ///   - ids: `Int32` token ids, `[batch, length]`, with `length` at most the number of position
+    ///   - ids: `Int32` or `Int64` token ids, `[batch, length]`, with `length` at most the number of position
     ///     embeddings. An id outside the vocabulary makes materialization throw.
     ///   - mask: `Float` attention mask, `[batch, length]`: 1 for tokens, 0 for padding.
     public func hiddenStates(ids: Tensor, mask: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         let c = configuration
         if let failed = [ids, mask].first(where: { $0.error != nil }) { return failed }
-        guard ids.rank == 2, mask.shape == ids.shape, ids.dtype == .int32, mask.dtype == .float32 else {
-            return Tensor(failed: TensorError(.shapeMismatch, op: "BERTEncoder", operandShapes: [ids.shape, mask.shape], message: "ids must be Int32 [batch, length] and the mask Float of the same shape", location: SourceLocation(file, line)))
+        guard ids.rank == 2, mask.shape == ids.shape, ScalarTypeSet.integers.contains(ids.dtype), mask.dtype == .float32
+        else {
+            return Tensor(failed: TensorError(.shapeMismatch, op: "BERTEncoder", operandShapes: [ids.shape, mask.shape], message: "ids must be Int32 or Int64 [batch, length] and the mask Float of the same shape", location: SourceLocation(file, line)))
         }
         let (batch, length) = (ids.shape[0], ids.shape[1])
         guard length <= c.maximumPositions else {

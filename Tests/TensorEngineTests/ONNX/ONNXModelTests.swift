@@ -16,7 +16,7 @@ enum ONNXFixture {
         return folder.appendingPathComponent(name)
     }
 
-    /// A fixture `.npy` (int64 files narrowed to Int32, as the engine holds ONNX's int64).
+    /// A fixture `.npy`, in its own element type (`int64` token ids stay `Int64`).
     static func array(_ name: String) throws -> Tensor { try Tensor(npyFile: try url(name + ".npy")) }
 
     /// `$TENSORENGINE_ONNX_MODEL_DIR/model.onnx`, else `~/.cache/tensorengine/models/paraphrase-MiniLM-L3-v2/model.onnx`
@@ -196,14 +196,15 @@ struct ONNXMiniLML6Tests {
 
     @Test func matchesOnnxruntimeAndTheHandWrittenEncoder() async throws {
         let model = try ONNXModel(contentsOf: try #require(Self.exportedModel))
-        let ids = try ONNXFixture.array("minilm_l6_input_ids")  // [4, 12], Int32
+        let ids = try ONNXFixture.array("minilm_l6_input_ids")  // [4, 12], Int64
         let mask = try ONNXFixture.array("minilm_l6_attention_mask")
         let types = try ONNXFixture.array("minilm_l6_token_type_ids")
         let reference = try ONNXFixture.array("minilm_l6_last_hidden_state")
         let encoder = try BERTEncoder(folder: try ModelFixture.folder())
-        let handWritten = try await encoder.hiddenStates(ids: ids, mask: mask.cast(to: Float.self)).shapedArray(
-            of: Float.self)
-        let maskValues = try await mask.shapedArray(of: Int32.self)
+        // The hand-written encoder takes the export's Int64 ids as they are.
+        let handWritten = try await encoder.hiddenStates(ids: ids, mask: mask.cast(to: Float.self))
+            .shapedArray(of: Float.self)
+        let maskValues = try await mask.cast(to: Int32.self).shapedArray(of: Int32.self)
         for policy in ONNXFixture.policies {
             let outputs = try await model.prediction(
                 from: ["input_ids": ids, "attention_mask": mask, "token_type_ids": types], policy: policy)
