@@ -94,4 +94,8 @@ extension Tensor {
     {
         Tensor.record(.cast(S.scalarType), [self], at: SourceLocation(file, line))
     }
+
+    /// The tensor cast to an engine scalar type named by its case (itself when it has that type):
+    /// the form the importers and the front end use where the type is a value, not a Swift type.
+    func converted(to type: ScalarType) -> Tensor { dtype == type ? self : Tensor.record(.cast(type), [self], at: nil) }
 }

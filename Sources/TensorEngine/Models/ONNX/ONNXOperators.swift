@@ -42,7 +42,4 @@ extension Tensor {
         let shape = (0..<rank).map { $0 == axis ? count : 1 }
         return Tensor.constant((0..<Int32(clamping: count)).map { $0 }, shape: shape, op: "iota", at: nil)
     }
-
-    /// The tensor cast to an engine scalar type (itself when it has that type).
-    func converted(to type: ScalarType) -> Tensor { dtype == type ? self : Tensor.record(.cast(type), [self], at: nil) }
 }
