@@ -77,8 +77,10 @@ package struct ONNXWorkload: Sendable {
         case normal
         /// ONNX's runner inputs for the light models: `arange(n) / n` in the declared shape.
         case ramp
-        /// One token after a cache of `prefix` tokens, through a stateful model's `State`.
-        case decoderStep(prefix: Int)
+        /// `tokens` greedy tokens after a cache of `prefix` tokens, through a stateful model's
+        /// `State`: one token is the same step each run; more make every step a new cache length,
+        /// as a generation does.
+        case decoderStep(prefix: Int, tokens: Int)
     }
 
     /// How a batch-provider row feeds its sentences: one provider per sentence through
@@ -124,7 +126,7 @@ package struct ONNXWorkload: Sendable {
         let sentences: [String]
         switch inputs {
         case .sentences(let texts): sentences = texts
-        case .decoderStep(let prefix):
+        case .decoderStep(let prefix, _):
             // The step's graph: one token after `prefix` cached ones (zeros: planning needs shapes).
             var feeds: [String: Tensor] = [:]
             for description in model.inputDescriptions {
@@ -220,7 +222,28 @@ extension Workload {
             summary: "one token of the GPT-style decoder fixture after a cache of \(prefix), through a State",
             quick: false, reference: .none, essentialBytes: 2 * 2 * 4 * 8 * (prefix + 1) * 4,
             flops: 2 * layer + 2.0 * 32 * 50,
-            body: .onnxModel(ONNXWorkload(export: .fixture("decoder_tiny"), inputs: .decoderStep(prefix: prefix))))
+            body: .onnxModel(ONNXWorkload(export: .fixture("decoder_tiny"), inputs: .decoderStep(prefix: prefix, tokens: 1))))
+    }
+
+    /// The number of tokens one run of a generation row produces.
+    package static let generatedTokens = 16
+
+    /// A greedy generation of ``generatedTokens`` tokens by the decoder fixture after a KV cache of
+    /// `prefix` tokens: each step's cache is one longer than the last (a new input shape), and each
+    /// step reads its logits back to choose the next token, as a user's loop does.
+    static func decoderGeneration(prefix: Int) -> Workload {
+        let tokens = generatedTokens
+        var flops = 0.0
+        for step in 0..<tokens {
+            flops += 2 * (2.0 * (32 * 96 + 32 * 32 + 32 * 128 + 128 * 32) + 4.0 * 32 * Double(prefix + step + 1))
+            flops += 2.0 * 32 * 50
+        }
+        return Workload(
+            name: "model-decoder-generate-p\(prefix)",
+            summary: "\(tokens) greedy tokens of the GPT-style decoder fixture after a cache of \(prefix), through a State",
+            quick: false, reference: .none, essentialBytes: tokens * 2 * 2 * 4 * 8 * (prefix + tokens) * 4, flops: flops,
+            body: .onnxModel(
+                ONNXWorkload(export: .fixture("decoder_tiny"), inputs: .decoderStep(prefix: prefix, tokens: tokens))))
     }
 
     /// A convolutional model on one image: `bench/models/NAME.onnx` on a standard normal input,

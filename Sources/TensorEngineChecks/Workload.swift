@@ -195,6 +195,8 @@ extension Workload {
         onnxModelBatch(.oneByOne),
         decoderStep(prefix: 8),
         decoderStep(prefix: 512),
+        decoderGeneration(prefix: 8),
+        decoderGeneration(prefix: 512),
         onnxMiniLM(.miniLML6, .single, quick: false),
         onnxMiniLM(.miniLML6, .batch, quick: false),
     ] + convolutions + [

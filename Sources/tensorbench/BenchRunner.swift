@@ -203,14 +203,22 @@ struct BenchRunner {
                 let outputs = try await model.prediction(from: inputs, policy: policy)
                 for output in outputs.values { try await output.readBack() }
             }
-        case .decoderStep(let model, let cache, let step):
+        case .decoderStep(let model, let cache, let step, let tokens):
             body = {
                 let options = PredictionOptions()
                 options.computePolicy = policy
                 let state = model.makeState()
                 for (name, tensor) in cache { state.store(tensor, for: name) }
-                let output = try await model.prediction(from: step, using: state, options: options)
-                try await output.featureValue(for: "logits")?.tensorValue?.readBack()
+                var input = step
+                for _ in 0..<tokens {
+                    let output = try await model.prediction(from: input, using: state, options: options)
+                    guard let logits = output.featureValue(for: "logits")?.tensorValue else { break }
+                    let scalars = try await logits.shapedArray(of: Float.self).scalars
+                    // Greedy: the next input is the last position's most likely token.
+                    let last = scalars.suffix(logits.shape.last ?? 1)
+                    let next = last.indices.max { last[$0] < last[$1] }.map { $0 - last.startIndex } ?? 0
+                    input = DictionaryFeatureProvider(tensors: ["input_ids": Tensor([Int32(next)]).reshaped(to: [1, 1])])
+                }
             }
         case .modelBatch(let model, let providers, let batching):
             body = {

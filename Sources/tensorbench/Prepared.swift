@@ -13,8 +13,9 @@ enum Prepared {
     /// A loaded model and one provider per sentence; each run predicts them all (stacked or one
     /// by one) and reads every output back.
     case modelBatch(Model, providers: [DictionaryFeatureProvider], batching: ONNXWorkload.Batching)
-    /// A stateful model, the cache a prefix left (copied into a new state per run) and one step.
-    case decoderStep(Model, cache: [String: Tensor], step: DictionaryFeatureProvider)
+    /// A stateful model, the cache a prefix left (copied into a new state per run), the first
+    /// step and how many greedy tokens a run generates.
+    case decoderStep(Model, cache: [String: Tensor], step: DictionaryFeatureProvider, tokens: Int)
     /// Nothing can run (the reason is returned beside it).
     case unavailable
 
@@ -48,7 +49,7 @@ enum Prepared {
         case .onnxModel(let onnx):
             do {
                 let (model, inputs) = try onnx.load()
-                if case .decoderStep(let prefix) = onnx.inputs {
+                if case .decoderStep(let prefix, let tokens) = onnx.inputs {
                     let wrapped = Model(implementation: model)
                     let state = wrapped.makeState()
                     let ids = Tensor((0..<prefix).map { Int32($0 % 50) }).reshaped(to: [1, prefix])
@@ -57,7 +58,7 @@ enum Prepared {
                     var cache: [String: Tensor] = [:]
                     for name in state.stateNames { cache[name] = state.tensor(for: name) }
                     let step = DictionaryFeatureProvider(tensors: ["input_ids": Tensor([Int32(7)]).reshaped(to: [1, 1])])
-                    return (.decoderStep(wrapped, cache: cache, step: step), nil)
+                    return (.decoderStep(wrapped, cache: cache, step: step, tokens: tokens), nil)
                 }
                 if let batching = onnx.batching {
                     let providers = try onnx.sentenceProviders(for: model)

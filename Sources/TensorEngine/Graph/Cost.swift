@@ -163,6 +163,20 @@ enum CostRules {
         }
     }
 
+    /// An append writes only what it appends when the first operand is a prefix with room after
+    /// it (``AppendGeometry``); otherwise it copies everything into a new, larger buffer.
+    static let append: CostRule = { op, inputs, output in
+        guard let first = inputs.first, let layout = first.layout,
+            let geometry = AppendGeometry(
+                axis: op.axis, first: layout, appended: output.shape[op.axis] - first.signature.shape[op.axis]),
+            geometry.extendsFirst
+        else {
+            return streaming(op, inputs, output, flopsPerElement: 0, costClass: .movement)
+        }
+        let appended = Double(inputs.dropFirst().reduce(0) { $0 + $1.signature.byteCount })
+        return OpCost(cost: Cost(bytesRead: appended, bytesWritten: appended, launches: 1), costClass: .movement)
+    }
+
     /// A gather reads only the slices it picks (an embedding lookup touches a few rows of a large
     /// table), besides the indices.
     static let gather: CostRule = { op, inputs, output in

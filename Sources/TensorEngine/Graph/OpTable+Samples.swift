@@ -112,6 +112,29 @@ enum Samples {
         sample("large", [SampleInput(shape: [300, 500]), SampleInput(shape: [300, 700])], .alongAxis(.concat, 1)),
     ]
 
+    /// Appends: the first operand is never a growable buffer here, so each result is a prefix of
+    /// a new one (the in-place path has its own tests).
+    static let append: [ParitySample] = [
+        sample(
+            "axis 2 of a cache", [SampleInput(shape: [1, 4, 3, 8]), SampleInput(shape: [1, 4, 1, 8], layout: .transposed)],
+            .alongAxis(.append, 2)),
+        sample(
+            "axis 0", [SampleInput(shape: [2, 3]), SampleInput(shape: [4, 3], layout: .reversed)],
+            .alongAxis(.append, 0)),
+        sample(
+            "empty first", [SampleInput(shape: [2, 0, 3]), SampleInput(shape: [2, 5, 3])], .alongAxis(.append, 1)),
+        sample(
+            "strided first, empty part",
+            [SampleInput(shape: [3, 2]), SampleInput(shape: [3, 0]), SampleInput(shape: [3, 3], layout: .strided)],
+            .alongAxis(.append, 1)),
+        sample(
+            "int32",
+            [SampleInput(shape: [2, 2, 2], type: .int32), SampleInput(shape: [2, 1, 2], type: .int32)],
+            .alongAxis(.append, 1)),
+        sample("float16 single", [SampleInput(shape: [3, 4], type: .float16)], .alongAxis(.append, 1)),
+        sample("large", [SampleInput(shape: [8, 300, 64]), SampleInput(shape: [8, 40, 64])], .alongAxis(.append, 1)),
+    ]
+
     static let scatter: [ParitySample] = [
         sample(
             "rows",

@@ -31,7 +31,7 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     // Views
     case reshape, permute, broadcast, slice
     // Data movement
-    case contiguous, pad, concat, gather, scatter
+    case contiguous, pad, concat, append, gather, scatter
 }
 
 extension OpKind {
@@ -174,6 +174,11 @@ extension OpKind {
             return movement(.atLeast(1), ShapeRules.concat, Samples.concat) { op, _, output in
                 output.shape.dropFirst(op.axis + 1).reduce(1, *)
             }
+        case .append:
+            return OpDescriptor(
+                name: caseName, category: .dataMovement, arity: .atLeast(1), operandTypes: .uniform(.all),
+                shape: ShapeRules.concat, cost: CostRules.append, tolerance: .exact, semantics: .primitive,
+                samples: .cases(Samples.append))
         case .gather:
             return OpDescriptor(
                 name: caseName, category: .dataMovement, arity: .exactly(2), operandTypes: .first(.all),

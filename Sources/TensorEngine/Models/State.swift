@@ -36,7 +36,24 @@ public final class State: Sendable {
     public var stateNames: [String] { descriptions.map(\.name) }
 
     /// The current value of a state feature, or `nil` before the first prediction writes it.
-    public func tensor(for stateName: String) -> Tensor? { values.withLock { $0[stateName] } }
+    ///
+    /// The state keeps a cache where the last prediction left it: in a buffer with room to grow,
+    /// on the device that computed it. This tensor is a row-major host copy of it, made when
+    /// asked for.
+    public func tensor(for stateName: String) -> Tensor? {
+        guard let held = held(stateName) else { return nil }
+        guard let value = held.node?.storedResult else { return held }
+        if value.memorySpace == .host, value.layout.isRowMajor(shape: value.shape) { return held }
+        let copy = Tensor.record(.contiguous, [held], at: nil)
+        // Computed now, so the copy is host memory like any evaluated tensor's (a failure stays
+        // for the first read to report).
+        try? Tensor.evaluateNow([copy])
+        return copy
+    }
+
+    /// The value as the state holds it (possibly a prefix of a growable buffer, possibly in a
+    /// device's memory), for the model to bind.
+    func held(_ stateName: String) -> Tensor? { values.withLock { $0[stateName] } }
 
     /// Replaces the value of a state feature.
     package func store(_ tensor: Tensor, for stateName: String) { values.withLock { $0[stateName] = tensor } }

@@ -79,8 +79,10 @@ package struct Planner {
         // arrival[node][backend]: seconds until the node's value is in that backend's memory.
         var arrival = NodeMap<PerBackend<Double>>(capacity: sources.count + candidates.count)
         for source in sources {
+            // A source lives where its value is: the host, or a device that kept a state's cache.
+            let space = source.storedResult?.memorySpace ?? .host
             var seconds = PerBackend<Double>()
-            for b in positions { seconds[b] = transferSeconds(source.signature.byteCount, from: .host, to: b) }
+            for b in positions { seconds[b] = transferSeconds(source.signature.byteCount, from: space, to: b) }
             arrival[source.id] = seconds
         }
         var options:
@@ -182,8 +184,8 @@ package struct Planner {
     ) -> PlanTemplate {
         // Every node of a candidate is in the graph.
         let position = { (node: Node) in graph.position(of: node.id) ?? -1 }
-        // Where each value lives so far, by position: sources on the host.
-        var location = graph.nodes.map { graph.isSource($0) ? MemorySpace.host : nil }
+        // Where each value lives so far, by position: sources where their values are.
+        var location = graph.nodes.map { graph.isSource($0) ? $0.storedResult?.memorySpace ?? .host : nil }
         var steps: [PlanStep] = []
         steps.reserveCapacity(candidates.count)
         for index in candidates.indices {

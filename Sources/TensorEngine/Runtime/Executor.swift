@@ -19,17 +19,24 @@ package struct Executor {
 
     private func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }
 
-    func run(_ plan: Plan) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
-        let (results, statistics, _) = try run(plan, measure: false)
+    /// Runs the plan and returns the targets' values on the host, row-major, except those marked
+    /// in `inPlace` (by target), which stay where the steps left them, in their own layout: a
+    /// state's cache kept on its device, in its growable buffer.
+    func run(_ plan: Plan, inPlace: [Bool] = []) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        let (results, statistics, _) = try run(plan, measure: false, inPlace: inPlace)
         return (results, statistics)
     }
 
     /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
-    func run(_ plan: Plan, measure: Bool) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
+    func run(
+        _ plan: Plan, measure: Bool, inPlace: [Bool] = []
+    ) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         let (values, statistics, stepSeconds) = try runSteps(plan, measure: measure)
         var results: [Value] = []
         results.reserveCapacity(values.count)
-        for value in values { results.append(try hostResult(value)) }
+        for (index, value) in values.enumerated() {
+            results.append(index < inPlace.count && inPlace[index] ? value : try hostResult(value))
+        }
         return (results, statistics, stepSeconds)
     }
 

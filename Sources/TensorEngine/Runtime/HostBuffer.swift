@@ -10,6 +10,9 @@ package protocol DeviceBuffer: AnyObject, Sendable {
     var byteCount: Int { get }
     /// Where the memory lives; values in one memory space can be used by every backend of it.
     var memorySpace: MemorySpace { get }
+    /// The append cursor of a buffer laid out for growth along an axis (``OpKind/append``), or
+    /// `nil` for an ordinary buffer.
+    var growth: GrowthCursor? { get }
 }
 
 /// A place memory lives in. The naive and openblas backends share the host.
@@ -34,20 +37,23 @@ package enum MemorySpace: Sendable, Hashable, CustomStringConvertible {
 /// owner until it goes. Kernels must therefore not assume more than element alignment for their
 /// inputs (vector loads use `loadUnaligned`).
 ///
-/// Written only while the executor builds the value in it, then read-only; hence `@unchecked Sendable`.
+/// Written only while the executor builds the value in it, then read-only, except that an append
+/// writes a growable buffer's positions past its filled prefix (claimed through its ``growth``
+/// cursor, seen by no one before); hence `@unchecked Sendable`.
 package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     package let pointer: UnsafeMutableRawPointer
     package let byteCount: Int
     /// The object that keeps borrowed memory alive, or `nil` when the buffer owns its memory.
     let owner: (any AnyObject & Sendable)?
     package var memorySpace: MemorySpace { .host }
+    package let growth: GrowthCursor?
 
     /// The bytes actually allocated (whole pages for pooled sizes).
     private let capacity: Int
 
     /// Allocates uninitialised memory (reusing a pooled block of the same size when there is one),
     /// or throws ``TensorError/Kind/outOfMemory``.
-    package init(byteCount: Int, op: String = "allocate") throws(TensorError) {
+    package init(byteCount: Int, op: String = "allocate", growth: GrowthCursor? = nil) throws(TensorError) {
         let capacity = HostBufferPool.capacity(for: byteCount)
         if let recycled = HostBufferPool.shared.take(capacity) {
             self.pointer = recycled
@@ -62,6 +68,7 @@ package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
         self.byteCount = byteCount
         self.capacity = capacity
         self.owner = nil
+        self.growth = growth
     }
 
     /// Views `byteCount` bytes at `pointer` that `owner` keeps alive, without copying.
@@ -73,6 +80,7 @@ package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
         self.byteCount = byteCount
         self.capacity = byteCount
         self.owner = owner
+        self.growth = nil
     }
 
     deinit {

@@ -47,6 +47,15 @@ package struct Layout: Sendable, Hashable {
         return true
     }
 
+    /// Whether both address the same elements in the same order: equal shapes, and equal offsets
+    /// and strides wherever they matter (not on size-1 axes, nor at all when there is no element).
+    func sameElements(as other: Layout) -> Bool {
+        guard shape == other.shape else { return false }
+        guard elementCount > 0 else { return true }
+        guard offset == other.offset else { return false }
+        return shape.indices.allSatisfy { shape[$0] == 1 || strides[$0] == other.strides[$0] }
+    }
+
     /// The layout a view op gives this one: the shared meaning of reshape, permute, broadcast and
     /// slice for every backend and for the planner's costing. `nil` for a reshape that needs a
     /// copy, and for ops that are not views.

@@ -239,6 +239,19 @@ extension Tensor {
         }
     }
 
+    /// The concatenation of this tensor and `others` along `axis`, kept in storage that grows in
+    /// place: the result is a prefix of a buffer with room after it along the axis, and appending
+    /// to such a result again writes only the new part, in the same buffer, while it has room (the
+    /// capacity doubles when it has not). A decoder's key/value cache grows this way, one step at
+    /// a time, without copying the past. Values are those of ``init(concatenating:alongAxis:file:line:)``.
+    package func appending(
+        _ others: [Tensor], alongAxis axis: Int, file: StaticString = #fileID, line: UInt = #line
+    ) -> Tensor {
+        Tensor.record("appending", [self] + others, at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+            .alongAxis(.append, try Tensor.normalize(axis: axis, rank: signatures[0].shape.count))
+        }
+    }
+
     /// Stacks tensors of one shape along a new axis.
     public init(stacking tensors: [Tensor], alongAxis axis: Int = 0, file: StaticString = #fileID, line: UInt = #line) {
         let location = SourceLocation(file, line)

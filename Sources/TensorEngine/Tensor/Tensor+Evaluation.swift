@@ -83,14 +83,21 @@ extension Tensor {
     }
 
     /// ``run(_:policy:)`` that also returns the plan it ran, for callers that run it again on new
-    /// inputs (an ONNX model's prepared predictions).
+    /// inputs (an ONNX model's prepared predictions), and the results.
+    ///
+    /// Results are kept on their nodes, except those marked in `inPlace` (by node): they are only
+    /// returned, where the plan left them (a device's memory, a growable buffer), for a holder that
+    /// keeps them there (a ``State``); no node may hold a result users could read as row-major
+    /// host memory.
     package static func runKeepingPlan(
-        _ nodes: [Node], policy: ComputePolicy
-    ) throws(TensorError) -> (plan: Plan, statistics: EvaluationStatistics) {
+        _ nodes: [Node], policy: ComputePolicy, inPlace: [Bool] = []
+    ) throws(TensorError) -> (plan: Plan, statistics: EvaluationStatistics, results: [Value]) {
         let (plan, _) = try Engine.shared.plan(nodes, policy: policy)
         try MemoryLimit.check(plan)
-        let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan)
-        for (node, value) in zip(nodes, results) { node.store(value) }
-        return (plan, statistics)
+        let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan, inPlace: inPlace)
+        for (index, (node, value)) in zip(nodes, results).enumerated() where !(index < inPlace.count && inPlace[index]) {
+            node.store(value)
+        }
+        return (plan, statistics, results)
     }
 }

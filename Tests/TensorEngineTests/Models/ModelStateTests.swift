@@ -121,6 +121,45 @@ enum ClassifierError: Error {
         }
     }
 
+    /// The cache grows in place: every step appends to the buffer the last one left (a new buffer
+    /// only when the capacity doubles), and on a device the cache stays there between steps.
+    @Test func cacheGrowsInPlaceOnItsDevice() async throws {
+        let fixture = try DecoderFixture()
+        let model = try Model(contentsOf: fixture.url)
+        var policies: [ComputePolicy] = [.only(.naive), .cpuOnly]
+        if BackendStatus.all.contains(where: { $0.id == .opencl && $0.isAvailable }) { policies.append(.only(.opencl)) }
+        for policy in policies {
+            let options = PredictionOptions()
+            options.computePolicy = policy
+            let state = model.makeState()
+            var input = fixture.prompt
+            var buffers: [ObjectIdentifier] = []
+            for step in 0..<14 {
+                let output = try await model.prediction(from: try DecoderFixture.input(input), using: state, options: options)
+                if step < fixture.greedyTokens.count {
+                    let (logits, token) = try DecoderFixture.lastLogits(output)
+                    let difference = zip(logits, fixture.stepLogits[step].scalars).map { Swift.abs($0 - $1) }.max() ?? 1
+                    #expect(difference <= 1e-4, "\(policy) step \(step): \(difference)")
+                    #expect(token == fixture.greedyTokens[step])
+                }
+                input = [try DecoderFixture.lastLogits(output).token]
+                let held = try #require(state.held("past_key_values.1.value")?.node?.storedResult)
+                #expect(held.shape == [1, 4, fixture.prompt.count + step, 8])
+                if buffers.last != ObjectIdentifier(held.buffer) { buffers.append(ObjectIdentifier(held.buffer)) }
+                if policy == .only(.opencl) { #expect(held.memorySpace != .host, "step \(step): the cache left the device") }
+            }
+            // Lengths 5...18: capacity 16 from the prompt, 32 from length 17.
+            #expect(buffers.count == 2, "\(policy): \(buffers.count) buffers")
+            let final = try #require(state.held("past_key_values.1.value")?.node?.storedResult)
+            #expect(final.buffer.growth?.capacityShape == [1, 4, 32, 8])
+            // Read back as a row-major host tensor.
+            let copy = try #require(state.tensor(for: "past_key_values.1.value"))
+            #expect(copy.shape == [1, 4, 18, 8])
+            #expect(copy.node?.storedResult?.memorySpace == .host)
+            #expect(copy.node?.storedResult?.layout.isRowMajor(shape: [1, 4, 18, 8]) == true)
+        }
+    }
+
     /// The whole sequence at once, without a state (a fresh one each prediction), matches the
     /// cached steps' logits position by position.
     @Test func uncachedRunMatchesTheCachedSteps() async throws {

@@ -139,6 +139,31 @@ extension NaiveBackend {
         return result
     }
 
+    /// A concatenation into growable storage (``AppendPlan``): past the first operand in its
+    /// buffer, or into a new buffer with room to grow.
+    func append(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let plan = try AppendPlan(axis: axis, inputs: inputs)
+        let buffer: HostBuffer
+        if plan.inPlace {
+            guard let existing = inputs[0].buffer as? HostBuffer else {
+                throw TensorError(.backendFailure, op: "append", message: "a \(inputs[0].memorySpace) buffer reached naive")
+            }
+            buffer = existing
+        } else {
+            buffer = try HostBuffer(
+                byteCount: plan.newBufferBytes(output.scalarType), op: "append", growth: plan.newCursor())
+        }
+        let out = HostElements(buffer, output.scalarType)
+        for (operand, destination) in plan.writes {
+            let input = inputs[operand]
+            let x = try HostElements(input)
+            for (source, target) in zip(input.layout.elementOffsets(), destination.elementOffsets()) {
+                out.copy(from: x, source, to: target)
+            }
+        }
+        return Value(buffer: buffer, layout: plan.geometry.result, scalarType: output.scalarType)
+    }
+
     /// The data with the updates written where the indices say along `axis`: element `p` of the
     /// updates goes to `p` with its `axis` coordinate replaced by index `p`. Positions are taken
     /// in row-major order, so of two updates to one element the later wins.

@@ -57,6 +57,9 @@ package final class NaiveBackend: Backend {
         registry.register(.concat) { backend, op, inputs, output throws(TensorError) in
             try backend.concat(axis: op.axis, inputs, output)
         }
+        registry.register(.append) { backend, op, inputs, output throws(TensorError) in
+            try backend.append(axis: op.axis, inputs, output)
+        }
         registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
             try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
         }

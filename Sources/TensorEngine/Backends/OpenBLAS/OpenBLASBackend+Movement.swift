@@ -84,6 +84,36 @@ extension OpenBLASBackend {
         return result
     }
 
+    /// A concatenation into growable storage: written past the first operand in its buffer when
+    /// ``AppendPlan`` says so, else into a new buffer with room to grow.
+    func append(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let plan = try AppendPlan(axis: axis, inputs: inputs)
+        let buffer: HostBuffer
+        if plan.inPlace {
+            buffer = try Self.hostBuffer(inputs[0], op: "append")
+        } else {
+            buffer = try HostBuffer(
+                byteCount: plan.newBufferBytes(output.scalarType), op: "append", growth: plan.newCursor())
+        }
+        let size = output.scalarType.byteCount
+        let capacityShape = plan.geometry.capacityShape
+        let outer = capacityShape[..<axis].reduce(1, *)
+        let inner = capacityShape[(axis + 1)...].reduce(1, *)
+        let capacity = capacityShape[axis]
+        for (operand, destination) in plan.writes {
+            let input = inputs[operand]
+            let (source, owner) = try contiguous(input)
+            let run = input.shape[axis] * inner * size
+            // The destination's offset is its start along the axis, times the inner size.
+            for o in 0..<outer {
+                (buffer.pointer + (o * capacity * inner + destination.offset) * size).copyMemory(
+                    from: source + o * run, byteCount: run)
+            }
+            withExtendedLifetime(owner) {}
+        }
+        return Value(buffer: buffer, layout: plan.geometry.result, scalarType: output.scalarType)
+    }
+
     func gather(axis: Int, _ input: Value, _ indices: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "gather")
         let size = output.scalarType.byteCount

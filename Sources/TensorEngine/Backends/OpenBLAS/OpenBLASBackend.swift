@@ -85,6 +85,7 @@ package final class OpenBLASBackend: Backend {
         }
         registry.register(.pad) { backend, op, inputs, output throws(TensorError) in try backend.pad(op.padding, op.fill, inputs[0], output) }
         registry.register(.concat) { backend, op, inputs, output throws(TensorError) in try backend.concat(axis: op.axis, inputs, output) }
+        registry.register(.append) { backend, op, inputs, output throws(TensorError) in try backend.append(axis: op.axis, inputs, output) }
         registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
             try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
         }
@@ -105,10 +106,15 @@ package final class OpenBLASBackend: Backend {
 
     /// The base address of a host value's buffer.
     static func pointer(_ value: Value) throws(TensorError) -> UnsafeMutableRawPointer {
+        try hostBuffer(value, op: "openblas").pointer
+    }
+
+    /// The host buffer of a value; it must be in host memory.
+    static func hostBuffer(_ value: Value, op: String) throws(TensorError) -> HostBuffer {
         guard let buffer = value.buffer as? HostBuffer else {
-            throw TensorError(.backendFailure, op: "openblas", message: "a \(value.memorySpace) buffer reached the openblas backend")
+            throw TensorError(.backendFailure, op: op, message: "a \(value.memorySpace) buffer reached the openblas backend")
         }
-        return buffer.pointer
+        return buffer
     }
 
     /// A row-major copy of a value when it is not already row-major (else the value itself).

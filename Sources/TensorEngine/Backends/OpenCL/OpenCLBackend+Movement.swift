@@ -78,6 +78,17 @@ extension OpenCLBackend {
         return result
     }
 
+    /// A concatenation into growable storage (``AppendPlan``): past the first operand in its
+    /// device buffer, or into a new device buffer with room to grow.
+    func append(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
+        let plan = try AppendPlan(axis: axis, inputs: inputs)
+        let buffer = try plan.inPlace
+            ? deviceBuffer(inputs[0], op: "append")
+            : runtime.allocate(plan.newBufferBytes(output.scalarType), op: "append", growth: plan.newCursor())
+        for (operand, destination) in plan.writes { try copy(inputs[operand], into: buffer, layout: destination) }
+        return Value(buffer: buffer, layout: plan.geometry.result, scalarType: output.scalarType)
+    }
+
     func gather(axis: Int, _ input: Value, _ indices: Value, _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, op: "gather")
         let outer = input.shape[..<axis].reduce(1, *)

@@ -121,6 +121,7 @@ package final class OpenCLBackend: Backend {
             try backend.pad(op.padding, fill: op.fill, inputs[0], output)
         }
         registry.register(.concat) { backend, op, inputs, output throws(TensorError) in try backend.concat(axis: op.axis, inputs, output) }
+        registry.register(.append) { backend, op, inputs, output throws(TensorError) in try backend.append(axis: op.axis, inputs, output) }
         registry.register(.gather) { backend, op, inputs, output throws(TensorError) in
             try backend.gather(axis: op.axis, inputs[0], inputs[1], output)
         }

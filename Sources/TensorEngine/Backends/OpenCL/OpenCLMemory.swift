@@ -10,13 +10,15 @@ package final class OpenCLBuffer: DeviceBuffer, @unchecked Sendable {
     package let mem: CLMem
     package let byteCount: Int
     package let memorySpace: MemorySpace
+    package let growth: GrowthCursor?
     private let pool: OpenCLBufferPool?
 
-    init(mem: CLMem, byteCount: Int, memorySpace: MemorySpace, pool: OpenCLBufferPool?) {
+    init(mem: CLMem, byteCount: Int, memorySpace: MemorySpace, pool: OpenCLBufferPool?, growth: GrowthCursor? = nil) {
         self.mem = mem
         self.byteCount = byteCount
         self.memorySpace = memorySpace
         self.pool = pool
+        self.growth = growth
     }
 
     deinit { pool?.recycle(mem) }
@@ -88,13 +90,13 @@ extension OpenCLRuntime {
     func drainPool() { pool.drain() }
 
     /// A device buffer of at least `bytes` bytes, from the pool or new; out of memory is a typed error.
-    package func allocate(_ bytes: Int, op: String) throws(TensorError) -> OpenCLBuffer {
+    package func allocate(_ bytes: Int, op: String, growth: GrowthCursor? = nil) throws(TensorError) -> OpenCLBuffer {
         guard bytes <= device.maxAllocationBytes else {
             throw TensorError(.outOfMemory, op: op, message: "\(bytes) bytes exceed the largest allocation of \(device.name) (\(device.maxAllocationBytes) bytes)")
         }
         let capacity = OpenCLBufferPool.capacity(for: bytes)
         if let mem = pool.take(capacity: capacity) {
-            return OpenCLBuffer(mem: mem, byteCount: bytes, memorySpace: memorySpace, pool: pool)
+            return OpenCLBuffer(mem: mem, byteCount: bytes, memorySpace: memorySpace, pool: pool, growth: growth)
         }
         var status: cl_int = CL_SUCCESS
         var raw = createBuffer(cl_mem_flags(CL_MEM_READ_WRITE), capacity, nil, &status)
@@ -110,7 +112,9 @@ extension OpenCLRuntime {
             let kind: TensorError.Kind = failure.isOutOfMemory || status == CL_SUCCESS ? .outOfMemory : .backendFailure
             throw TensorError(kind, op: op, message: "cannot allocate \(bytes) bytes on \(device.name): clCreateBuffer failed with \(failure.name)")
         }
-        return OpenCLBuffer(mem: CLMem(raw, capacity: capacity, api: api, live: liveBuffers), byteCount: bytes, memorySpace: memorySpace, pool: pool)
+        return OpenCLBuffer(
+            mem: CLMem(raw, capacity: capacity, api: api, live: liveBuffers), byteCount: bytes, memorySpace: memorySpace,
+            pool: pool, growth: growth)
     }
 
     /// Copies a host buffer to the device. On devices that share memory with the host the buffer is

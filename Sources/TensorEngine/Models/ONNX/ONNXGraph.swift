@@ -253,4 +253,7 @@ final class ONNXRunState: @unchecked Sendable {
     /// Whether some node needed a tensor's values while the graph was being built (sizes computed
     /// from data), which makes the built graph valid for those data only.
     var readInputData = false
+    /// The graph inputs that hold a state's growing cache: a `Concat` that extends one of them
+    /// (its first input) appends in place (``Tensor/appending(_:alongAxis:file:line:)``).
+    var growableInputs: Set<String> = []
 }

@@ -60,9 +60,9 @@ extension ONNXModel {
         return try state.stepLock.withLock { _ throws -> any FeatureProvider in
             for pair in statePairs {
                 guard let description = descriptions[pair.input] else { continue }
-                inputs[pair.input] = state.tensor(for: pair.input) ?? State.initialValue(of: description, sizes: sizes)
+                inputs[pair.input] = state.held(pair.input) ?? State.initialValue(of: description, sizes: sizes)
             }
-            var outputs = try predict(inputs, policy: policy)
+            var outputs = try predict(inputs, policy: policy, statePairs: statePairs)
             for pair in statePairs {
                 if let tensor = outputs.removeValue(forKey: pair.output) { state.store(tensor, for: pair.input) }
             }

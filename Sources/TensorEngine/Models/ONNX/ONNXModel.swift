@@ -221,23 +221,37 @@ public final class ONNXModel: ModelImplementation {
     }
 
     /// ``prediction(from:policy:)`` on the calling thread.
-    func predict(_ inputs: [String: Tensor], policy chosen: ComputePolicy) throws -> [String: Tensor] {
+    ///
+    /// With `statePairs`, the state inputs' caches grow in place (a `Concat` extending one
+    /// appends to it) and the state outputs are returned where the plan left them: in their
+    /// growable buffers, on the device that computed them, for the ``State`` to keep.
+    func predict(
+        _ inputs: [String: Tensor], policy chosen: ComputePolicy, statePairs pairs: [StatePair] = []
+    ) throws -> [String: Tensor] {
         if let (name, failed) = inputs.first(where: { $0.value.error != nil }), let error = failed.error {
             throw ModelError(.invalidInput, "input '\(name)' carries an error: \(error)")
         }
         // Inputs that are themselves pending graphs run first, so that each is a source of the plan.
         try Tensor.evaluateNow(inputs.values.filter { $0.node?.storedResult == nil })
         evaluations.withLock { $0 += 1 }
-        let key = PreparedPredictions.Key(inputs: inputs, policy: chosen)
+        let key = PreparedPredictions.Key(inputs: inputs, policy: chosen, stateful: !pairs.isEmpty)
         if let prepared = preparedPredictions[key] { return try prepared.run(inputs) }
         let state = ONNXRunState()
-        let outputs = try outputs(for: inputs, trace: nil, state: state)
+        state.growableInputs = Set(pairs.map(\.input))
+        var outputs = try outputs(for: inputs, trace: nil, state: state)
         let names = outputDescriptions.map(\.name).filter { outputs[$0]?.node?.storedResult == nil }
         let targets = names.compactMap { outputs[$0]?.node }
         guard !targets.isEmpty else { return outputs }
-        let plan = try Tensor.runKeepingPlan(targets, policy: chosen).plan
+        let kept = Set(pairs.map(\.output))
+        let inPlace = names.map(kept.contains)
+        let (plan, _, results) = try Tensor.runKeepingPlan(targets, policy: chosen, inPlace: inPlace)
+        let computed = outputs
+        for (index, name) in names.enumerated() where inPlace[index] {
+            outputs[name] = Tensor.constant(value: results[index], op: "state")
+        }
         if !state.readInputData, keepsPreparedPlans {
-            preparedPredictions.keep(plan, for: key, inputs: inputs, targetNames: names, outputs: outputs)
+            preparedPredictions.keep(
+                plan, for: key, inputs: inputs, targetNames: names, outputs: computed, inPlace: inPlace)
         }
         return outputs
     }

@@ -31,6 +31,10 @@ extension ONNXOperators {
             return [.constant(try concatenate(node, constants, axis: axis))]
         }
         let tensors = try (0..<node.inputCount).map { index throws(ModelError) in try node.tensor(index) }
+        // A state's cache extended by this step's keys or values grows in place.
+        if let extended = node.node.inputs.first, node.state.growableInputs.contains(extended) {
+            return [try node.output(tensors[0].appending(Array(tensors.dropFirst()), alongAxis: axis), first.dataType)]
+        }
         return [try node.output(Tensor(concatenating: tensors, alongAxis: axis), first.dataType)]
     }
 

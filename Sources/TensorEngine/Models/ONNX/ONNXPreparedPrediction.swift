@@ -13,8 +13,13 @@ final class ONNXPreparedPrediction: Sendable {
     /// The outputs, in the plan's target order; outputs folded on the host are kept as tensors.
     private let targetNames: [String]
     private let constantOutputs: [String: Tensor]
+    /// By target: whether its value is returned where the plan leaves it (a state's cache).
+    private let inPlace: [Bool]
 
-    init(plan: Plan, inputs: [String: Tensor], targetNames: [String], constantOutputs: [String: Tensor]) {
+    init(
+        plan: Plan, inputs: [String: Tensor], targetNames: [String], constantOutputs: [String: Tensor],
+        inPlace: [Bool]
+    ) {
         self.plan = plan
         var positions: [String: Int] = [:]
         var index: [ObjectIdentifier: Int] = [:]
@@ -25,6 +30,7 @@ final class ONNXPreparedPrediction: Sendable {
         inputPositions = positions
         self.targetNames = targetNames
         self.constantOutputs = constantOutputs
+        self.inPlace = inPlace
     }
 
     /// Runs the plan on new inputs of the prepared shapes (their tensors are evaluated first when
@@ -42,7 +48,7 @@ final class ONNXPreparedPrediction: Sendable {
             nodes[position] = node
         }
         let bound = Plan(nodes: nodes, template: plan.template, targets: plan.targets, policy: plan.policy)
-        let (results, _) = try Executor(backends: Engine.shared.backends).run(bound)
+        let (results, _) = try Executor(backends: Engine.shared.backends).run(bound, inPlace: inPlace)
         var outputs = constantOutputs
         for (name, value) in zip(targetNames, results) {
             outputs[name] = Tensor.constant(value: value, op: "prediction")
@@ -54,14 +60,17 @@ final class ONNXPreparedPrediction: Sendable {
 /// A model's prepared predictions by the shapes and types of their inputs and their policy (an
 /// ONNX model's and a Core ML program's alike), at most ``limit`` signatures.
 final class PreparedPredictions: Sendable {
-    /// The shapes and types of a prediction's inputs, and its policy.
+    /// The shapes and types of a prediction's inputs, its policy, and whether it binds a state
+    /// (whose caches grow in place).
     struct Key: Hashable {
         let signatures: [String: TensorSignature]
         let policy: ComputePolicy
+        let stateful: Bool
 
-        init(inputs: [String: Tensor], policy: ComputePolicy) {
+        init(inputs: [String: Tensor], policy: ComputePolicy, stateful: Bool = false) {
             signatures = inputs.mapValues(\.signature)
             self.policy = policy
+            self.stateful = stateful
         }
     }
 
@@ -75,10 +84,13 @@ final class PreparedPredictions: Sendable {
 
     /// Keeps the plan that computed `outputs` from `inputs` (the outputs it did not compute, known
     /// before it ran, are kept as they are).
-    func keep(_ plan: Plan, for key: Key, inputs: [String: Tensor], targetNames: [String], outputs: [String: Tensor]) {
+    func keep(
+        _ plan: Plan, for key: Key, inputs: [String: Tensor], targetNames: [String], outputs: [String: Tensor],
+        inPlace: [Bool] = []
+    ) {
         let constants = outputs.filter { !targetNames.contains($0.key) }
         let prepared = ONNXPreparedPrediction(
-            plan: plan, inputs: inputs, targetNames: targetNames, constantOutputs: constants)
+            plan: plan, inputs: inputs, targetNames: targetNames, constantOutputs: constants, inPlace: inPlace)
         entries.withLock { cache in
             if cache.count >= Self.limit { cache.removeAll() }
             cache[key] = prepared
