@@ -211,15 +211,16 @@ extension Workload {
             body: .onnxModel(workload))
     }
 
-    /// One greedy step of the GPT-style decoder fixture after a KV cache of `prefix` tokens, through
-    /// `Model.prediction(from:using:)` (a state holding the cache, made untimed, copied per run).
+    /// One greedy step of the GPT-style decoder fixture through `Model.prediction(from:using:)`, in a
+    /// generation that continues from run to run: each step's cache is one longer than the last,
+    /// from `prefix` (made untimed) up to `prefix` + 199, then the generation starts over.
     static func decoderStep(prefix: Int) -> Workload {
         // Per layer: the 32×96, 32×32, 32×128 and 128×32 products of one token, and attention
         // over prefix + 1 keys; the head's 32×50 product.
         let layer = 2.0 * (32 * 96 + 32 * 32 + 32 * 128 + 128 * 32) + 4.0 * 32 * Double(prefix + 1)
         return Workload(
             name: "model-decoder-step-p\(prefix)",
-            summary: "one token of the GPT-style decoder fixture after a cache of \(prefix), through a State",
+            summary: "one greedy token of the GPT-style decoder fixture, a cache of \(prefix) to \(prefix + 199) growing, through a State",
             quick: false, reference: .none, essentialBytes: 2 * 2 * 4 * 8 * (prefix + 1) * 4,
             flops: 2 * layer + 2.0 * 32 * 50,
             body: .onnxModel(ONNXWorkload(export: .fixture("decoder_tiny"), inputs: .decoderStep(prefix: prefix, tokens: 1))))

@@ -204,22 +204,8 @@ struct BenchRunner {
                 for output in outputs.values { try await output.readBack() }
             }
         case .decoderStep(let model, let cache, let step, let tokens):
-            body = {
-                let options = PredictionOptions()
-                options.computePolicy = policy
-                let state = model.makeState()
-                for (name, tensor) in cache { state.store(tensor, for: name) }
-                var input = step
-                for _ in 0..<tokens {
-                    let output = try await model.prediction(from: input, using: state, options: options)
-                    guard let logits = output.featureValue(for: "logits")?.tensorValue else { break }
-                    let scalars = try await logits.shapedArray(of: Float.self).scalars
-                    // Greedy: the next input is the last position's most likely token.
-                    let last = scalars.suffix(logits.shape.last ?? 1)
-                    let next = last.indices.max { last[$0] < last[$1] }.map { $0 - last.startIndex } ?? 0
-                    input = DictionaryFeatureProvider(tensors: ["input_ids": Tensor([Int32(next)]).reshaped(to: [1, 1])])
-                }
-            }
+            let session = DecoderSession(model: model, cache: cache, first: step, policy: policy)
+            body = { try await session.run(tokens: tokens) }
         case .modelBatch(let model, let providers, let batching):
             body = {
                 let options = PredictionOptions()

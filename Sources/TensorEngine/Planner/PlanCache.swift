@@ -18,6 +18,8 @@ struct PlanKey: Sendable {
     private let policy: ComputePolicy
     /// The graph's ``PendingGraph/structureHash``.
     let contentHash: Int
+    /// The graph's ``PendingGraph/sizeFreeHash``.
+    let sizeFreeHash: Int
 
     init(graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
         var ops: [Op?] = []
@@ -38,6 +40,49 @@ struct PlanKey: Sendable {
         self.wiring = wiring
         self.policy = policy
         contentHash = graph.structureHash
+        sizeFreeHash = graph.sizeFreeHash
+    }
+
+    /// Whether `graph` has this key's structure up to sizes, with every node's element count
+    /// within a factor of two of the key's (so a plan placed for these sizes suits it): the same
+    /// policy and wiring, and per position the same op kind, scalar type and rank. Elementwise ops
+    /// must be equal, attributes included, as fused regions keep them; other ops may differ in
+    /// their attributes (a slice's range, a reshape's sizes), as a step runs its node's own op.
+    /// The caller still checks that every step runs at the new sizes (``Planner/fits(_:_:)``).
+    func matchesUpToSizes(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
+        guard policy == self.policy, graph.nodes.count == ops.count else { return false }
+        var wire = 0
+        for (position, node) in graph.nodes.enumerated() {
+            let (new, old) = (node.signature, signatures[position])
+            guard new.scalarType == old.scalarType, new.shape.count == old.shape.count,
+                PlanKey.similar(new.elementCount, old.elementCount)
+            else { return false }
+            guard let op = ops[position] else {
+                guard graph.isSource(node) else { return false }
+                continue
+            }
+            guard !graph.isSource(node), node.op.kind == op.kind, !op.kind.isElementwise || node.op == op else {
+                return false
+            }
+            for input in node.inputs {
+                guard wire < wiring.count, wiring[wire] == graph.position(of: input.id) ?? -1 else { return false }
+                wire += 1
+            }
+            guard wire < wiring.count, wiring[wire] == -2 else { return false }
+            wire += 1
+        }
+        for target in targets {
+            guard wire < wiring.count, wiring[wire] == graph.position(of: target.id) ?? -1 else { return false }
+            wire += 1
+        }
+        return wire == wiring.count
+    }
+
+    /// Whether two element counts are within a factor of two (both empty, or both not).
+    private static func similar(_ a: Int, _ b: Int) -> Bool {
+        guard a != b else { return true }
+        guard a > 0, b > 0 else { return false }
+        return a / 2 <= b && b / 2 <= a
     }
 
     /// Whether `graph` (with `targets` and `policy`) has this key; stops at the first difference.
@@ -77,6 +122,9 @@ package final class PlanCache: Sendable {
         /// Entries by their graph's structure hash; a bucket holds one structure's plans under
         /// different policies, and more only on a collision.
         var entries: [Int: [Entry]] = [:]
+        /// The entries planned afresh, by their graph's size-free hash: the plans a graph of the
+        /// same structure at other sizes may reuse.
+        var bySizeFreeHash: [Int: [Entry]] = [:]
         var count = 0
         var clock: UInt64 = 0
         var hits = 0
@@ -115,9 +163,29 @@ package final class PlanCache: Sendable {
         }
     }
 
+    /// A plan stored for a graph of this structure at similar sizes
+    /// (``PlanKey/matchesUpToSizes(_:targets:policy:)``), if any, most recently used first.
+    func plansUpToSizes(for graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> [PlanTemplate] {
+        state.withLock { state in
+            state.clock += 1
+            let clock = state.clock
+            let bucket = state.bySizeFreeHash[graph.sizeFreeHash] ?? []
+            let matching = bucket.sorted { $0.lastUse > $1.lastUse }
+                .filter { $0.key.matchesUpToSizes(graph, targets: targets, policy: policy) }
+            // Used again: kept longer than plans of one size only.
+            for entry in matching { entry.lastUse = clock }
+            return matching.map(\.plan)
+        }
+    }
+
     /// Stores the plan for a graph of this structure, evicting the least recently used entry
-    /// when the cache is full.
-    func store(_ plan: PlanTemplate, for graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
+    /// when the cache is full. A plan made afresh (`reusableAtOtherSizes`) also serves graphs of
+    /// the same structure at similar sizes; one reused from such a plan is stored for its exact
+    /// structure only.
+    func store(
+        _ plan: PlanTemplate, for graph: PendingGraph, targets: [Node], policy: ComputePolicy,
+        reusableAtOtherSizes: Bool = true
+    ) {
         let key = PlanKey(graph: graph, targets: targets, policy: policy)
         state.withLock { state in
             state.clock += 1
@@ -132,13 +200,17 @@ package final class PlanCache: Sendable {
                         oldest = (hash, index, entry.lastUse)
                     }
                 }
-                if let oldest {
-                    state.entries[oldest.hash]?.remove(at: oldest.index)
+                if let oldest, let evicted = state.entries[oldest.hash]?.remove(at: oldest.index) {
                     if state.entries[oldest.hash]?.isEmpty ?? false { state.entries[oldest.hash] = nil }
+                    let sizeFree = evicted.key.sizeFreeHash
+                    state.bySizeFreeHash[sizeFree]?.removeAll { $0 === evicted }
+                    if state.bySizeFreeHash[sizeFree]?.isEmpty ?? false { state.bySizeFreeHash[sizeFree] = nil }
                     state.count -= 1
                 }
             }
-            state.entries[key.contentHash, default: []].append(Entry(key: key, plan: plan, lastUse: state.clock))
+            let entry = Entry(key: key, plan: plan, lastUse: state.clock)
+            state.entries[key.contentHash, default: []].append(entry)
+            if reusableAtOtherSizes { state.bySizeFreeHash[key.sizeFreeHash, default: []].append(entry) }
             state.count += 1
         }
     }
@@ -151,6 +223,7 @@ package final class PlanCache: Sendable {
     func removeAll() {
         state.withLock { state in
             state.entries.removeAll()
+            state.bySizeFreeHash.removeAll()
             state.count = 0
         }
     }

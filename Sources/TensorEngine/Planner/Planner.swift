@@ -56,11 +56,41 @@ package struct Planner {
         if let cache, let template = cache.plan(for: graph, targets: targets, policy: policy) {
             return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), true)
         }
+        // The same structure at similar sizes: its steps, once checked to run at these sizes.
+        if let cache, let template = cache.plansUpToSizes(for: graph, targets: targets, policy: policy)
+            .first(where: { fits($0, graph) })
+        {
+            cache.store(template, for: graph, targets: targets, policy: policy, reusableAtOtherSizes: false)
+            return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), true)
+        }
         let candidates = FusionPass.candidates(for: graph)
         let decisions = try place(candidates, sources: graph.sources, targets: targets)
         let template = assemble(graph, candidates, decisions, targets: targets)
         cache?.store(template, for: graph, targets: targets, policy: policy)
         return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), false)
+    }
+
+    /// Whether a plan made for the same structure at other sizes runs this graph: each fused
+    /// region still has one shape, and each step's backend still runs its kernel at the new
+    /// sizes. (Its estimates stay those of the sizes it was made for.)
+    func fits(_ template: PlanTemplate, _ graph: PendingGraph) -> Bool {
+        for step in template.steps {
+            guard step.output < graph.nodes.count, let backend = allowed.first(where: { $0.id == step.backend }) else {
+                return false
+            }
+            let node = graph.nodes[step.output]
+            var kernel = Kernel.op(node.op)
+            if let region = step.region {
+                let shape = node.signature.shape
+                guard step.absorbed.allSatisfy({ graph.nodes[$0].signature.shape == shape }) else { return false }
+                kernel = .fused(region)
+            }
+            let inputs = step.operands.map { graph.nodes[$0].signature }
+            guard backend.capability(for: kernel, inputs: inputs, output: node.signature).isSupported else {
+                return false
+            }
+        }
+        return true
     }
 
     package func plan(targets: [Node]) throws(TensorError) -> Plan {

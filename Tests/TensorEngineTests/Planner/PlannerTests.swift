@@ -200,11 +200,38 @@ struct PlannerTests {
         let (_, secondCached) = try planner.plan(targets: graph(8), cache: cache)
         #expect(!firstCached)
         #expect(secondCached, "a graph of the same structure is not planned again")
-        _ = try planner.plan(targets: graph(9), cache: cache)
-        _ = try planner.plan(targets: graph(10), cache: cache)
+        // Sizes more than twice apart: plans of their own (a plan serves similar sizes only).
+        _ = try planner.plan(targets: graph(100), cache: cache)
+        _ = try planner.plan(targets: graph(1000), cache: cache)
         #expect(cache.statistics.entries == 2)
         let (_, evicted) = try planner.plan(targets: graph(8), cache: cache)
         #expect(!evicted, "the least recently used entry went")
+    }
+
+    /// A graph of a cached structure at similar sizes (within a factor of two per node) reuses its
+    /// plan, which then runs correctly at the new sizes; farther sizes, or another elementwise op,
+    /// are planned afresh.
+    @Test func planCacheReusesAPlanAtSimilarSizes() async throws {
+        let cache = PlanCache(capacity: 8)
+        let planner = Planner(backends: Engine.shared.backends, profiles: Engine.shared.profiles, policy: .cpuOnly)
+        func graph(_ n: Int, _ scale: Float = 2) -> [Node] {
+            [((Tensor(repeating: 0.5, shape: [n, 3]) * scale).exp().sum(alongAxes: 1))].compactMap(\.node)
+        }
+        let (first, firstCached) = try planner.plan(targets: graph(100), cache: cache)
+        #expect(!firstCached)
+        let (similar, similarCached) = try planner.plan(targets: graph(150), cache: cache)
+        #expect(similarCached, "the plan for 100 rows serves 150")
+        #expect(similar.steps.map(\.backend) == first.steps.map(\.backend))
+        let values = try Executor(backends: Engine.shared.backends).run(similar).results
+        let sums = try #require(values.first?.buffer as? HostBuffer)
+        #expect(values.first?.shape == [150])
+        let expected = 3 * Float(M_E)
+        #expect((0..<150).allSatisfy { Swift.abs(sums.elements(as: Float.self)[$0] - expected) < 1e-5 })
+        let (_, fartherCached) = try planner.plan(targets: graph(400), cache: cache)
+        #expect(!fartherCached, "400 rows is more than twice 150 and 100")
+        let (_, otherCached) = try planner.plan(targets: [(Tensor(repeating: 0.5, shape: [120, 3]) + 2).exp()
+            .sum(alongAxes: 1)].compactMap(\.node), cache: cache)
+        #expect(!otherCached, "another elementwise op is another structure")
     }
 
     /// A key matches only its own structure: the same ops and shapes wired differently, another
