@@ -52,7 +52,16 @@ extension OpenCLRuntime {
     /// A 1-D launch over `count` items in work-groups of `group` (default ``streamGroupSize``; the
     /// global size is rounded up and the kernels check their index against the count).
     func launch1D(_ kernel: CLKernel, _ arguments: [KernelArgument], count: Int, group: Int? = nil) throws(TensorError) {
-        let size = max(1, min(group ?? streamGroupSize, device.maxWorkGroupSize, count))
+        // A short launch takes the next power of two, not its own count, as its work-group size:
+        // PoCL compiles a kernel again for each work-group size it meets, and a decoder's rows
+        // are one longer every step.
+        let largest = max(1, min(group ?? streamGroupSize, device.maxWorkGroupSize))
+        var size = largest
+        if count < largest {
+            size = 1
+            while size < count { size *= 2 }
+            size = min(size, largest)
+        }
         try launch(kernel, arguments, global: [(count + size - 1) / size * size], local: [size])
     }
 }
