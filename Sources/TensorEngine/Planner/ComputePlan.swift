@@ -107,7 +107,7 @@ public struct ComputePlan: Sendable {
         if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
-        let (plan, cached) = try Engine.shared.plan(tensors.compactMap(\.node), policy: chosen)
+        let (plan, cached) = try Engine.shared.plan(tensors.compactMap(\.node), policy: chosen, reusingOtherSizes: false)
         self.init(plan, cached: cached)
     }
 

@@ -50,32 +50,7 @@ struct PlanKey: Sendable {
     /// their attributes (a slice's range, a reshape's sizes), as a step runs its node's own op.
     /// The caller still checks that every step runs at the new sizes (``Planner/fits(_:_:)``).
     func matchesUpToSizes(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
-        guard policy == self.policy, graph.nodes.count == ops.count else { return false }
-        var wire = 0
-        for (position, node) in graph.nodes.enumerated() {
-            let (new, old) = (node.signature, signatures[position])
-            guard new.scalarType == old.scalarType, new.shape.count == old.shape.count,
-                PlanKey.similar(new.elementCount, old.elementCount)
-            else { return false }
-            guard let op = ops[position] else {
-                guard graph.isSource(node) else { return false }
-                continue
-            }
-            guard !graph.isSource(node), node.op.kind == op.kind, !op.kind.isElementwise || node.op == op else {
-                return false
-            }
-            for input in node.inputs {
-                guard wire < wiring.count, wiring[wire] == graph.position(of: input.id) ?? -1 else { return false }
-                wire += 1
-            }
-            guard wire < wiring.count, wiring[wire] == -2 else { return false }
-            wire += 1
-        }
-        for target in targets {
-            guard wire < wiring.count, wiring[wire] == graph.position(of: target.id) ?? -1 else { return false }
-            wire += 1
-        }
-        return wire == wiring.count
+        compare(graph, targets: targets, policy: policy, upToSizes: true)
     }
 
     /// Whether two element counts are within a factor of two (both empty, or both not).
@@ -87,15 +62,32 @@ struct PlanKey: Sendable {
 
     /// Whether `graph` (with `targets` and `policy`) has this key; stops at the first difference.
     func matches(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
+        compare(graph, targets: targets, policy: policy, upToSizes: false)
+    }
+
+    /// The walk behind both matches: per position the node against the key, then the wiring.
+    private func compare(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy, upToSizes: Bool) -> Bool {
         guard policy == self.policy, graph.nodes.count == ops.count else { return false }
         var wire = 0
         for (position, node) in graph.nodes.enumerated() {
-            guard node.signature == signatures[position] else { return false }
+            let (new, old) = (node.signature, signatures[position])
+            if upToSizes {
+                guard new.scalarType == old.scalarType, new.shape.count == old.shape.count,
+                    PlanKey.similar(new.elementCount, old.elementCount)
+                else { return false }
+            } else {
+                guard new == old else { return false }
+            }
             guard let op = ops[position] else {
                 guard graph.isSource(node) else { return false }
                 continue
             }
-            guard node.op == op, !graph.isSource(node) else { return false }
+            guard !graph.isSource(node) else { return false }
+            if upToSizes {
+                guard node.op.kind == op.kind, !op.kind.isElementwise || node.op == op else { return false }
+            } else {
+                guard node.op == op else { return false }
+            }
             for input in node.inputs {
                 guard wire < wiring.count, wiring[wire] == graph.position(of: input.id) ?? -1 else { return false }
                 wire += 1

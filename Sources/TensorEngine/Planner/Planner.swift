@@ -51,13 +51,16 @@ package struct Planner {
 
     /// Plans the pending graph behind `targets`, reusing the plan of a graph of the same
     /// structure when the cache has one.
-    package func plan(targets: [Node], cache: PlanCache?) throws(TensorError) -> (Plan, cached: Bool) {
+    package func plan(
+        targets: [Node], cache: PlanCache?, reusingOtherSizes: Bool = true
+    ) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
         if let cache, let template = cache.plan(for: graph, targets: targets, policy: policy) {
             return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), true)
         }
         // The same structure at similar sizes: its steps, once checked to run at these sizes.
-        if let cache, let template = cache.plansUpToSizes(for: graph, targets: targets, policy: policy)
+        if let cache, reusingOtherSizes,
+            let template = cache.plansUpToSizes(for: graph, targets: targets, policy: policy)
             .first(where: { fits($0, graph) })
         {
             cache.store(template, for: graph, targets: targets, policy: policy, reusableAtOtherSizes: false)

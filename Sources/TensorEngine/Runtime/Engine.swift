@@ -86,9 +86,14 @@ package final class Engine: Sendable {
     let planCache = PlanCache()
 
     /// Plans the pending graph behind `targets` with the engine's backends, through the plan cache.
-    func plan(_ targets: [Node], policy: ComputePolicy) throws(TensorError) -> (Plan, cached: Bool) {
+    ///
+    /// With `reusingOtherSizes` off (a plan asked for to be read, whose estimates must be those of
+    /// its own sizes), only a plan of exactly this structure is reused.
+    func plan(
+        _ targets: [Node], policy: ComputePolicy, reusingOtherSizes: Bool = true
+    ) throws(TensorError) -> (Plan, cached: Bool) {
         let (plan, cached) = try Planner(backends: backends, profiles: profiles, policy: policy).plan(
-            targets: targets, cache: planCache)
+            targets: targets, cache: planCache, reusingOtherSizes: reusingOtherSizes)
         if PlanLog.enabled { PlanLog.print(ComputePlan(plan, cached: cached)) }
         return (plan, cached)
     }
