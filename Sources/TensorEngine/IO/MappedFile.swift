@@ -50,7 +50,9 @@ final class MappedFile: @unchecked Sendable {
 }
 
 extension Tensor {
-    /// A constant tensor over a host value that already holds its data (row-major).
+    /// A constant tensor over a value that already holds its data: usually row-major host memory;
+    /// a state's cache may be a prefix of a growable buffer, or in a device's memory, and is read
+    /// by users only through a host copy (``State/tensor(for:)``).
     static func constant(value: Value, op: String) -> Tensor {
         let signature = TensorSignature(shape: value.shape, scalarType: value.scalarType)
         return Tensor(node: Node(op: .constant, inputs: [], signature: signature, location: nil, data: value))
