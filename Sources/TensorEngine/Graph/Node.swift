@@ -12,7 +12,7 @@ package final class Node: Sendable {
     package let signature: TensorSignature
     /// Where the result's elements sit in its buffer. Every op but a view and an append writes a
     /// fresh row-major buffer; a view's layout follows from its operand's and an append's from its
-    /// first operand's (``AppendGeometry``), so layouts are known when recording.
+    /// first operand's (its row's ``OpDescriptor/resultLayout``), so layouts are known when recording.
     let layout: Layout
     /// The user's call site that recorded the node, when known.
     let location: SourceLocation?
@@ -31,13 +31,10 @@ package final class Node: Sendable {
 
     private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {
         guard let input = inputs.first else { return Layout(contiguous: signature.shape) }
-        // An append's result is a prefix of a buffer that has room to grow (the same geometry its
-        // kernels use).
-        if op.kind == .append,
-            let geometry = AppendGeometry(
-                axis: op.axis, first: input.layout, appended: signature.shape[op.axis] - input.signature.shape[op.axis])
-        {
-            return geometry.result
+        // A primitive whose kernels write elsewhere than a fresh row-major buffer (an append's
+        // prefix of a growable buffer) says where, in its row.
+        if let rule = op.descriptor.resultLayout, let layout = rule(op, input.layout, input.signature, signature) {
+            return layout
         }
         // The front end inserts a copy before a reshape that cannot be a view.
         if let viewed = input.layout.viewed(by: op) { return viewed }

@@ -19,10 +19,16 @@ package final class OpDescriptor: Sendable {
     let semantics: OpSemantics
     /// How the parity suite samples the op.
     package let samples: SampleSpec
+    /// The layout of a primitive's result when its kernels do not write a fresh row-major buffer,
+    /// from the first operand's layout and signature and the result's signature (an append's
+    /// prefix of a growable buffer); `nil` for every other op. Nodes are recorded with it, so it
+    /// must be what every backend's kernel produces.
+    let resultLayout: (@Sendable (Op, Layout, TensorSignature, TensorSignature) -> Layout?)?
 
     init(
         name: String, category: OpCategory, arity: Arity, operandTypes: OperandTypes, shape: @escaping ShapeRule,
-        cost: @escaping CostRule, tolerance: ToleranceRule, semantics: OpSemantics, samples: SampleSpec
+        cost: @escaping CostRule, tolerance: ToleranceRule, semantics: OpSemantics, samples: SampleSpec,
+        resultLayout: (@Sendable (Op, Layout, TensorSignature, TensorSignature) -> Layout?)? = nil
     ) {
         self.name = name
         self.category = category
@@ -33,6 +39,7 @@ package final class OpDescriptor: Sendable {
         self.tolerance = tolerance
         self.semantics = semantics
         self.samples = samples
+        self.resultLayout = resultLayout
     }
 }
 

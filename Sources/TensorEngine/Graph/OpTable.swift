@@ -178,7 +178,11 @@ extension OpKind {
             return OpDescriptor(
                 name: caseName, category: .dataMovement, arity: .atLeast(1), operandTypes: .uniform(.all),
                 shape: ShapeRules.concat, cost: CostRules.append, tolerance: .exact, semantics: .primitive,
-                samples: .cases(Samples.append))
+                samples: .cases(Samples.append)
+            ) { op, first, firstSignature, output in
+                AppendGeometry(
+                    axis: op.axis, first: first, appended: output.shape[op.axis] - firstSignature.shape[op.axis])?.result
+            }
         case .gather:
             return OpDescriptor(
                 name: caseName, category: .dataMovement, arity: .exactly(2), operandTypes: .first(.all),

@@ -13,10 +13,6 @@ package struct PendingGraph {
     /// A hash of what ``PlanKey`` holds: per position, the node's signature and, for a pending
     /// node, its op and its inputs' positions; then the targets' positions.
     let structureHash: Int
-    /// The structure up to sizes: per position, the op's kind, the result's scalar type and rank,
-    /// and the wiring. Graphs that differ only in their sizes (a decoder's step at each cache
-    /// length) share it, and the plan cache looks for a plan of similar sizes under it.
-    let sizeFreeHash: Int
     /// Per node reached: how many times its value is read (by steps, and once per target), its
     /// position, and whether it is a source.
     private let slots: NodeMap<Slot>
@@ -37,7 +33,6 @@ package struct PendingGraph {
         nodes.reserveCapacity(8)
         var slots = NodeMap<Slot>()
         var hasher = Hasher()
-        var sizeFree = Hasher()
         var sourceCount = 0
         let fresh = Slot(uses: 0, position: -1, isSource: false)
         for target in targets { slots.update(target.id, default: fresh) { $0.uses += 1 } }
@@ -54,16 +49,8 @@ package struct PendingGraph {
             if frame.expanded {
                 hasher.combine(node.op)
                 hasher.combine(node.signature)
-                sizeFree.combine(node.op.kind)
-                sizeFree.combine(node.signature.scalarType)
-                sizeFree.combine(node.signature.shape.count)
-                for input in node.inputs {
-                    let position = slots[input.id]?.position ?? -1
-                    hasher.combine(position)
-                    sizeFree.combine(position)
-                }
+                for input in node.inputs { hasher.combine(slots[input.id]?.position ?? -1) }
                 hasher.combine(-2)
-                sizeFree.combine(-2)
                 let position = nodes.count
                 slots.update(node.id, default: fresh) { $0.position = position }
                 nodes.append(node)
@@ -80,9 +67,6 @@ package struct PendingGraph {
             if isSource {
                 hasher.combine(-3)
                 hasher.combine(node.signature)
-                sizeFree.combine(-3)
-                sizeFree.combine(node.signature.scalarType)
-                sizeFree.combine(node.signature.shape.count)
                 nodes.append(node)
                 sourceCount += 1
                 continue
@@ -96,16 +80,30 @@ package struct PendingGraph {
                 if unvisited { stack.append(Frame(node: input, expanded: false)) }
             }
         }
-        for target in targets {
-            let position = slots[target.id]?.position ?? -1
-            hasher.combine(position)
-            sizeFree.combine(position)
-        }
+        for target in targets { hasher.combine(slots[target.id]?.position ?? -1) }
         self.nodes = nodes
         self.sourceCount = sourceCount
         self.structureHash = hasher.finalize()
-        self.sizeFreeHash = sizeFree.finalize()
         self.slots = slots
+    }
+
+    /// The structure up to sizes: per position, the op's kind (none for a source), the result's
+    /// scalar type and rank, and the wiring; then the targets' positions. Graphs that differ only
+    /// in their sizes (a decoder's step at each cache length) share it, and the plan cache looks
+    /// for a plan of similar sizes under it. Computed on a cache miss only, not in the walk every
+    /// evaluation makes.
+    func sizeFreeHash(targets: [Node]) -> Int {
+        var hasher = Hasher()
+        for node in nodes {
+            hasher.combine(isSource(node) ? nil : node.op.kind)
+            hasher.combine(node.signature.scalarType)
+            hasher.combine(node.signature.shape.count)
+            guard !isSource(node) else { continue }
+            for input in node.inputs { hasher.combine(position(of: input.id) ?? -1) }
+            hasher.combine(-2)
+        }
+        for target in targets { hasher.combine(position(of: target.id) ?? -1) }
+        return hasher.finalize()
     }
 
     /// How many times the node's value is read in this graph (0 for a node outside it).

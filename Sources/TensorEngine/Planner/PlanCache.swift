@@ -18,7 +18,7 @@ struct PlanKey: Sendable {
     private let policy: ComputePolicy
     /// The graph's ``PendingGraph/structureHash``.
     let contentHash: Int
-    /// The graph's ``PendingGraph/sizeFreeHash``.
+    /// The graph's ``PendingGraph/sizeFreeHash(targets:)``.
     let sizeFreeHash: Int
 
     init(graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
@@ -40,7 +40,7 @@ struct PlanKey: Sendable {
         self.wiring = wiring
         self.policy = policy
         contentHash = graph.structureHash
-        sizeFreeHash = graph.sizeFreeHash
+        sizeFreeHash = graph.sizeFreeHash(targets: targets)
     }
 
     /// Whether `graph` has this key's structure up to sizes, with every node's element count
@@ -158,10 +158,11 @@ package final class PlanCache: Sendable {
     /// A plan stored for a graph of this structure at similar sizes
     /// (``PlanKey/matchesUpToSizes(_:targets:policy:)``), if any, most recently used first.
     func plansUpToSizes(for graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> [PlanTemplate] {
-        state.withLock { state in
+        let sizeFree = graph.sizeFreeHash(targets: targets)
+        return state.withLock { state in
             state.clock += 1
             let clock = state.clock
-            let bucket = state.bySizeFreeHash[graph.sizeFreeHash] ?? []
+            let bucket = state.bySizeFreeHash[sizeFree] ?? []
             let matching = bucket.sorted { $0.lastUse > $1.lastUse }
                 .filter { $0.key.matchesUpToSizes(graph, targets: targets, policy: policy) }
             // Used again: kept longer than plans of one size only.
