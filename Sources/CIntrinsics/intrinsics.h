@@ -1,7 +1,7 @@
 // CPU instructions the CPU kernels use that Swift has no spelling for: streaming (non-temporal)
-// stores and the reciprocal estimate. Header-only: each function is `static inline`, so the Clang
-// importer compiles it into its Swift caller, where it becomes one instruction (or a short
-// portable fallback where the instruction is missing).
+// stores, the reciprocal estimate and the spin-wait hint. Header-only: each function is `static
+// inline`, so the Clang importer compiles it into its Swift caller, where it becomes one
+// instruction (or a short portable fallback where the instruction is missing).
 #ifndef TENSORENGINE_INTRINSICS_H
 #define TENSORENGINE_INTRINSICS_H
 
@@ -32,6 +32,16 @@ static inline te_float8 te_reciprocal_estimate8(te_float8 x) {
     return __builtin_ia32_rcpps256(x);
 #else
     return 1.0f / x;
+#endif
+}
+
+/// Tells the CPU the thread is in a spin-wait loop (`pause` on x86-64, `yield` on ARM): it frees
+/// the core's resources for its sibling and avoids the pipeline flush when the awaited store lands.
+static inline void te_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
 #endif
 }
 

@@ -3,8 +3,9 @@ import Foundation
 
 /// When and how the CPU kernels split work across threads.
 ///
-/// Splitting costs a fixed dispatch overhead (measured here at about 5–10 µs for two workers with
-/// `concurrentPerform`); streaming a float costs about 0.1–0.3 ns. Work below
+/// Splitting costs a fixed dispatch overhead (about 5–10 µs for two workers with
+/// `concurrentPerform` when they sleep, about 1 µs on the ``WorkerPool`` when its helpers are
+/// still spinning); streaming a float costs about 0.1–0.3 ns. Work below
 /// ``minimumElementsPerWorker`` elements per worker runs on the calling thread. The figure is a
 /// measured crossover (see `bench/RESULTS.md`), and the planner's profile sees the thread count.
 enum Parallel {
@@ -31,10 +32,12 @@ enum Parallel {
         // The pieces write disjoint ranges, so sharing the closure across threads is safe.
         withoutActuallyEscaping(body) { escapable in
             let shared = UncheckedSendable(escapable)
-            DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+            let piece = { @Sendable (piece: Int) in
                 let start = piece * chunk
                 shared.value(start..<min(count, start + chunk))
             }
+            if let pool = WorkerPool.shared, pool.run(pieces: pieces, piece) { return }
+            DispatchQueue.concurrentPerform(iterations: pieces, execute: piece)
         }
     }
 }
