@@ -137,12 +137,12 @@ package struct Planner {
                     own = estimate(opCost, operands: candidate.operands.count, on: b)
                 case .lowered(let parts):
                     own = parts.reduce(0.0) { total, part in
-                        total
-                            + estimate(
-                                part.op.descriptor.cost(part.op, part.inputs, part.output), operands: part.inputs.count,
-                                on: b)
+                        var partCost = part.op.descriptor.cost(part.op, part.inputs, part.output)
+                        // A region run instruction by instruction still records one op each.
+                        if case .fused = candidate.kernel { partCost.cost.operations = 1 }
+                        return total + estimate(partCost, operands: part.inputs.count, on: b)
                     }
-                    if supported.isEmpty {
+                    if supported.isEmpty, case .op = candidate.kernel {
                         cost = parts.reduce(Cost.zero) { $0 + $1.op.descriptor.cost($1.op, $1.inputs, $1.output).cost }
                     }
                     if case .op = candidate.kernel { lowered.append(b) }

@@ -155,7 +155,12 @@ extension Backend {
         return last
     }
 
+    /// A region without a fused kernel runs as its instructions, each a pass over memory with its
+    /// own launch: the planner costs it as those parts, not as one pass.
     private func instructionsCapability(_ region: FusedRegion, shape: [Int]) -> Capability {
+        var parts: [LoweredPart] = []
+        parts.reserveCapacity(region.instructions.count)
+        let layout = Layout(contiguous: shape)
         for (index, instruction) in region.instructions.enumerated() {
             let inputs = instruction.operands.map {
                 TensorSignature(shape: shape, scalarType: region.type(ofRegister: $0))
@@ -164,8 +169,12 @@ extension Backend {
             if case .unsupported(let reason) = capability(for: .op(instruction.op), inputs: inputs, output: output) {
                 return .unsupported(reason: "\(instruction.op.name) in the region: \(reason)")
             }
+            parts.append(
+                LoweredPart(
+                    op: instruction.op, inputs: inputs.map { CostOperand(signature: $0, layout: layout) },
+                    output: output))
         }
-        return .kernel
+        return .lowered(parts)
     }
 }
 
