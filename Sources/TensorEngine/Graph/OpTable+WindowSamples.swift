@@ -123,6 +123,9 @@ extension Samples {
             dilations: [1, 2], padding: [(0, 1), (1, 1)], ceil: true),
         poolingSample(
             .maxPool, "large", input([1, 64, 112, 112]), kernel: [3, 3], strides: [2, 2], padding: [(1, 1), (1, 1)]),
+        poolingSample(
+            .maxPool, "rows of 13 (one partial strip), ceil mode", input([1, 3, 27, 27]), kernel: [3, 3],
+            strides: [2, 2], ceil: true),
     ]
 
     static let averagePool: [ParitySample] = [
@@ -147,5 +150,8 @@ extension Samples {
         poolingSample(
             .averagePool, "wide rows past 64, padding not counted", input([1, 2, 5, 80]), kernel: [3, 3],
             padding: [(1, 1), (1, 1)]),
+        poolingSample(
+            .averagePool, "rows of 10, stride 2, padding not counted", input([1, 2, 17, 19]), kernel: [3, 3],
+            strides: [2, 2], padding: [(1, 1), (1, 1)]),
     ]
 }

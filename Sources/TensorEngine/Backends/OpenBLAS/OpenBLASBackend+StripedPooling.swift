@@ -10,10 +10,11 @@ extension OpenBLASBackend {
     typealias PoolingStrip = SIMD16<Float>
 
     /// Whether ``stripedPooling`` computes the shape: a 2-D window (one depth step) over rows of at
-    /// least 16 outputs (a global pool's single output is summed faster one by one).
+    /// least 8 outputs (shorter rows, down to a global pool's single output, are summed faster one
+    /// by one than in a strip of 16 lanes).
     static func stripesPooling(_ shape: WindowShape3D) -> Bool {
         shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1 && shape.before[0] == 0
-            && shape.output[2] >= 16
+            && shape.output[2] >= 8
     }
 
     /// `out` for `planes` planes; `rowDivisors[oh]` and `columnDivisors[ow]` (an average's) multiply
@@ -33,6 +34,14 @@ extension OpenBLASBackend {
         // An average's divisors per column, padded to whole chunks (the extra lanes are not stored).
         let divisors = columnDivisors.map { Float($0) } + [Float](repeating: 1, count: chunks * 64 - outColumns)
         let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
+        // Where tap kw of a window row reads in the phase rows of its input row, from the chunk's
+        // first column: phase (kw·d) mod s, shifted by ⌊kw·d / s⌋ (no division per tap).
+        let taps = UnsafeMutablePointer<Int>.allocate(capacity: shape.kernel[2])
+        defer { taps.deallocate() }
+        for kw in 0..<shape.kernel[2] {
+            let (shift, phase) = (kw * dilation).quotientAndRemainder(dividingBy: stride)
+            taps[kw] = phase * length + shift
+        }
         divisors.withUnsafeBufferPointer { divisors in
             guard let divisors = divisors.baseAddress else { return }
             Parallel.forEachRange(planes, parts: parts) { range in
@@ -58,9 +67,13 @@ extension OpenBLASBackend {
                             let target = phaseRows + (phase &* length &+ (first &+ left) / stride)
                             if stride == 1 {
                                 target.update(from: row, count: columns)
+                            } else if stride == 2 {
+                                Self.copyEveryOther(row + first, available: columns &- first, to: target)
                             } else {
-                                for (j, c) in Swift.stride(from: first, to: columns, by: stride).enumerated() {
+                                var (j, c) = (0, first)
+                                while c < columns {
                                     target[j] = row[c]
+                                    (j, c) = (j &+ 1, c &+ stride)
                                 }
                             }
                         }
@@ -72,10 +85,19 @@ extension OpenBLASBackend {
                         for chunk in 0..<chunks {
                             let column = chunk &* 64
                             let whole = column &+ 64 <= outColumns
-                            Self.poolChunk(
-                                average: average, whole ? target + column : tail, phases, length: length, column: column,
-                                oh: oh, shape, divisors: divisors + column, rowDivisor: rowDivisor)
-                            if !whole { (target + column).update(from: tail, count: outColumns &- column) }
+                            if whole {
+                                Self.poolChunk(
+                                    average: average, target + column, phases, length: length, column: column,
+                                    oh: oh, shape, taps: taps, divisors: divisors + column, rowDivisor: rowDivisor)
+                                continue
+                            }
+                            // A last, partial chunk computes only the strips of 16 that hold outputs.
+                            for strip in Swift.stride(from: column, to: outColumns, by: 16) {
+                                Self.poolStrip(
+                                    average: average, tail + (strip &- column), phases, length: length, column: strip,
+                                    oh: oh, shape, taps: taps, divisors: divisors + strip, rowDivisor: rowDivisor)
+                            }
+                            (target + column).update(from: tail, count: outColumns &- column)
                         }
                     }
                 }
@@ -83,26 +105,79 @@ extension OpenBLASBackend {
         }
     }
 
+    /// Every other element of the `available` from `row` on (`row[0]`, `row[2]`…) into `target`:
+    /// 16 at a time from the even lanes of 32, the rest one by one.
+    @inline(__always)
+    private static func copyEveryOther(
+        _ row: UnsafePointer<Float>, available: Int, to target: UnsafeMutablePointer<Float>
+    ) {
+        let count = (available &+ 1) / 2
+        var j = 0
+        while 2 &* j &+ 32 <= available {
+            let pair = UnsafeRawPointer(row + 2 &* j).loadUnaligned(as: SIMD32<Float>.self)
+            UnsafeMutableRawPointer(target + j).storeBytes(of: pair.evenHalf, as: SIMD16<Float>.self)
+            j &+= 16
+        }
+        while j < count {
+            target[j] = row[2 &* j]
+            j &+= 1
+        }
+    }
+
+    /// 16 outputs of row `oh` from `column` on, written to `target`: ``poolChunk`` for one strip.
+    @inline(__always)
+    private static func poolStrip(
+        average: Bool, _ target: UnsafeMutablePointer<Float>, _ phases: UnsafeMutablePointer<Float>, length: Int,
+        column: Int, oh: Int, _ shape: WindowShape3D, taps: UnsafePointer<Int>, divisors: UnsafePointer<Float>,
+        rowDivisor: Float
+    ) {
+        var total = PoolingStrip(repeating: average ? 0 : -.infinity)
+        var nans = SIMDMask<PoolingStrip.MaskStorage>(repeating: false)
+        let stride = shape.strides[2]
+        for kh in 0..<shape.kernel[1] {
+            let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
+            guard ih >= 0, ih < shape.input[1] else { continue }
+            let rowStart = phases + (ih &* stride &* length &+ column)
+            for kw in 0..<shape.kernel[2] {
+                let line = UnsafeRawPointer(rowStart + taps[kw])
+                let value = line.loadUnaligned(as: PoolingStrip.self)
+                if average {
+                    total += value
+                } else {
+                    total.replace(with: value, where: value .> total)
+                    nans = nans .| (value .!= value)
+                }
+            }
+        }
+        if average {
+            total /= UnsafeRawPointer(divisors).loadUnaligned(as: PoolingStrip.self) * rowDivisor
+        } else {
+            total.replace(with: .nan, where: nans)
+        }
+        UnsafeMutableRawPointer(target).storeBytes(of: total, as: PoolingStrip.self)
+    }
+
     /// 64 outputs of row `oh` from `column` on, written to `target`: four strips of 16, each its
     /// own running maximum or sum over the taps.
     @inline(__always)
     private static func poolChunk(
         average: Bool, _ target: UnsafeMutablePointer<Float>, _ phases: UnsafeMutablePointer<Float>, length: Int,
-        column: Int, oh: Int, _ shape: WindowShape3D, divisors: UnsafePointer<Float>, rowDivisor: Float
+        column: Int, oh: Int, _ shape: WindowShape3D, taps: UnsafePointer<Int>, divisors: UnsafePointer<Float>,
+        rowDivisor: Float
     ) {
         typealias Mask = SIMDMask<PoolingStrip.MaskStorage>
         let start = PoolingStrip(repeating: average ? 0 : -.infinity)
         var (a0, a1, a2, a3) = (start, start, start, start)
         // Lanes that met a NaN (a maximum's comparisons pass over it; it wins at the end).
         var (n0, n1, n2, n3) = (Mask(repeating: false), Mask(repeating: false), Mask(repeating: false), Mask(repeating: false))
-        let (stride, dilation) = (shape.strides[2], shape.dilations[2])
+        let stride = shape.strides[2]
         let size = MemoryLayout<PoolingStrip>.stride
         for kh in 0..<shape.kernel[1] {
             let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
             guard ih >= 0, ih < shape.input[1] else { continue }
+            let rowStart = phases + (ih &* stride &* length &+ column)
             for kw in 0..<shape.kernel[2] {
-                let (shift, phase) = (kw &* dilation).quotientAndRemainder(dividingBy: stride)
-                let line = UnsafeRawPointer(phases + ((ih &* stride &+ phase) &* length &+ column &+ shift))
+                let line = UnsafeRawPointer(rowStart + taps[kw])
                 let v0 = line.loadUnaligned(as: PoolingStrip.self)
                 let v1 = line.loadUnaligned(fromByteOffset: size, as: PoolingStrip.self)
                 let v2 = line.loadUnaligned(fromByteOffset: 2 &* size, as: PoolingStrip.self)
