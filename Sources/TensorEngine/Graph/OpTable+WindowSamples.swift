@@ -68,6 +68,9 @@ extension Samples {
             "deep, small plane: output channels split", input([2, 64, 7, 7]), input([130, 64, 3, 3]), bias: true,
             padding: [(1, 1), (1, 1)]),
         convolutionSample("deep 1x1, small plane", input([1, 96, 9, 9]), input([160, 96, 1, 1])),
+        convolutionSample(
+            "groups of 30 channels, strided, rows not a multiple of 32", input([1, 8, 30, 31]), input([60, 4, 3, 3]),
+            bias: true, strides: [2, 2], padding: [(1, 0), (1, 1)], groups: 2),
     ]
 
     static let convolutionTranspose: [ParitySample] = [

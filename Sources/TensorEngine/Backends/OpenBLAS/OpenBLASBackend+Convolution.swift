@@ -1,9 +1,11 @@
+import CIntrinsics
 import COpenBLAS
 
 extension OpenBLASBackend {
     /// A convolution as matrix products: per batch and group, `Y[M/g, out] = W[M/g, C/g·k] ·
     /// cols[C/g·k, out]`, where `cols` holds each output position's receptive field (im2col, built
-    /// in blocks of output rows so it stays in cache, by all cores). A 1×1 convolution at stride 1
+    /// in blocks of output rows so it stays in cache, by all cores; written straight in the
+    /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at stride 1
     /// without padding reads the input itself as `cols`; a depthwise convolution (one input channel
     /// per output channel) runs a direct kernel instead, one output plane per task. The bias is
     /// written first and the products accumulate onto it.
@@ -113,7 +115,12 @@ extension OpenBLASBackend {
             }
         }
         let parts = libraryThreaded ? 1 : Swift.min(wanted, tasks.count)
-        let chunkFloats = reduction * rowsPerChunk * width
+        // With the engine's kernel packing B, im2col writes B packed (`im2colPacked`).
+        let packsColumns =
+            !pointwise && !libraryThreaded && HostProducts.kernel == .avx512
+            && te_sgemm_packs_b(0, 0, outPerGroup) != 0
+            && outPerGroup * rowsPerChunk * width * reduction >= HostProducts.minimumKernelMultiplyAdds
+        let chunkFloats = packsColumns ? te_packed_b_floats(reduction, rowsPerChunk * width) : reduction * rowsPerChunk * width
         let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: parts * chunkFloats * 4, op: "convolution")
         let columnsBase = columnsBuffer?.elements(as: Float.self)
         BLASThreads.use(libraryThreaded ? Parallel.workers : 1)
@@ -129,6 +136,14 @@ extension OpenBLASBackend {
                     // Pointwise: the input's own rows are the columns (ldb: the whole plane).
                     var source = input + rows.lowerBound * width
                     var leading = outCount
+                    if let columnsBase, packsColumns {
+                        let packed = columnsBase + piece * chunkFloats
+                        Self.im2colPacked(input, packed, shape, channels: inPerGroup, rows: rows, parallel: false)
+                        te_sgemm_packed(
+                            0, outPerGroup, columnsWidth, reduction, filters, reduction, packed, 0, columnsWidth,
+                            result, outCount, 1)
+                        continue
+                    }
                     if let columnsBase {
                         let columns = columnsBase + piece * chunkFloats
                         Self.im2col(input, columns, shape, channels: inPerGroup, rows: rows, parallel: libraryThreaded)
@@ -158,10 +173,16 @@ extension OpenBLASBackend {
         let (inCount, outCount) = (shape.inputCount, shape.outputCount)
         let inPerGroup = channels / groups
         let rows = 0..<(shape.output[0] * shape.output[1])
-        let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: reduction * outCount * 4, op: "convolution")
         let slices = Parallel.workers
         let sliceRows = (outPerGroup + slices - 1) / slices
         BLASThreads.use(1)
+        if HostProducts.kernel == .avx512, te_sgemm_packs_b(0, 0, sliceRows) != 0 {
+            try packedChannelSlices(
+                x, w, out, shape, planes: planes, channels: channels, groups: groups, outPerGroup: outPerGroup,
+                reduction: reduction, pointwise: pointwise)
+            return
+        }
+        let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: reduction * outCount * 4, op: "convolution")
         for plane in 0..<planes {
             let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
             let input = x + (n * channels + group * inPerGroup) * inCount
@@ -187,50 +208,47 @@ extension OpenBLASBackend {
         withExtendedLifetime(columnsBuffer) {}
     }
 
-    /// `cols[(c, kd, kh, kw), (row, ow)]` for the output rows `rows` (flat `od·outH + oh`): the
-    /// input element each tap of each output position reads, or 0 in the padding. Rows of `cols`
-    /// are split across the cores when `parallel`.
-    private static func im2col(
-        _ x: UnsafePointer<Float>, _ columns: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, channels: Int,
-        rows: Range<Int>, parallel: Bool
-    ) {
-        let width = rows.count * shape.output[2]
-        let taps = shape.kernelCount
-        let count = channels * taps
-        let parts = parallel ? Parallel.workerCount(forElements: count * width) : 1
-        Parallel.forEachRange(count, parts: parts) { range in
-            for row in range {
-                let (channel, tap) = row.quotientAndRemainder(dividingBy: taps)
-                let kd = tap / (shape.kernel[1] * shape.kernel[2])
-                let kh = tap / shape.kernel[2] % shape.kernel[1]
-                let kw = tap % shape.kernel[2]
-                let plane = x + channel * shape.inputCount
-                let validW = shape.validOutputs(2, tap: kw)
-                let inputW = kw * shape.dilations[2] - shape.before[2]
-                var target = columns + row * width
-                for outputRow in rows {
-                    let (od, oh) = outputRow.quotientAndRemainder(dividingBy: shape.output[1])
-                    let id = od * shape.strides[0] - shape.before[0] + kd * shape.dilations[0]
-                    let ih = oh * shape.strides[1] - shape.before[1] + kh * shape.dilations[1]
-                    let outW = shape.output[2]
-                    guard (0..<shape.input[0]).contains(id), (0..<shape.input[1]).contains(ih), !validW.isEmpty else {
-                        target.update(repeating: 0, count: outW)
-                        target += outW
-                        continue
-                    }
-                    let line = plane + (id * shape.input[1] + ih) * shape.input[2] + inputW
-                    target.update(repeating: 0, count: validW.lowerBound)
-                    let stride = shape.strides[2]
-                    if stride == 1 {
-                        (target + validW.lowerBound).update(from: line + validW.lowerBound, count: validW.count)
-                    } else {
-                        for ow in validW { target[ow] = line[ow * stride] }
-                    }
-                    (target + validW.upperBound).update(repeating: 0, count: outW - validW.upperBound)
-                    target += outW
+    /// ``channelSlices`` with the engine's kernel: each plane's columns written once, packed (by
+    /// all cores: ``im2colPacked``, or the input's panels packed for a pointwise convolution), and
+    /// every worker's slice of output channels multiplied from that one packed B.
+    private func packedChannelSlices(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
+        pointwise: Bool
+    ) throws(TensorError) {
+        let (inCount, outCount) = (shape.inputCount, shape.outputCount)
+        let inPerGroup = channels / groups
+        let rows = 0..<(shape.output[0] * shape.output[1])
+        let packedBuffer = try HostBuffer(
+            byteCount: te_packed_b_floats(reduction, outCount) * MemoryLayout<Float>.stride, op: "convolution")
+        let packed = packedBuffer.elements(as: Float.self)
+        let slices = Parallel.workers
+        let sliceRows = (outPerGroup + slices - 1) / slices
+        let panels = (outCount + Int(TE_NR) - 1) / Int(TE_NR)
+        for plane in 0..<planes {
+            let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
+            let input = x + (n * channels + group * inPerGroup) * inCount
+            if pointwise {
+                Parallel.forEachRange(panels, parts: Swift.min(slices, panels)) { range in
+                    te_pack_b_panels(0, reduction, outCount, input, outCount, packed, range.lowerBound, range.upperBound)
+                }
+            } else {
+                Self.im2colPacked(input, packed, shape, channels: inPerGroup, rows: rows, parallel: true)
+            }
+            let filters = w + group * outPerGroup * reduction
+            let result = out + plane * outPerGroup * outCount
+            Parallel.forEachRange(slices, parts: slices) { range in
+                for slice in range {
+                    let first = slice * sliceRows
+                    let count = Swift.min(sliceRows, outPerGroup - first)
+                    guard count > 0 else { continue }
+                    te_sgemm_packed(
+                        0, count, outCount, reduction, filters + first * reduction, reduction, packed, 0, outCount,
+                        result + first * outCount, outCount, 1)
                 }
             }
         }
+        withExtendedLifetime(packedBuffer) {}
     }
 
     /// Each output plane `(n, m)` from its one input channel `m / multiplier`: each output row
