@@ -91,5 +91,7 @@ struct MatmulSplit: Equatable {
 enum BLASThreads {
     static func use(_ count: Int) {
         if openblas_get_num_threads() != Int32(count) { openblas_set_num_threads(Int32(count)) }
+        // OpenBLAS's threads need the cores the pool's helpers would spin on.
+        if count > 1 { WorkerPool.shared?.park() }
     }
 }

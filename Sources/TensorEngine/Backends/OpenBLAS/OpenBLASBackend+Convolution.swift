@@ -8,7 +8,8 @@ extension OpenBLASBackend {
     /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at stride 1
     /// without padding reads the input itself as `cols`; a depthwise convolution (one input channel
     /// per output channel) runs a direct kernel instead, one output plane per task. The bias is
-    /// written first and the products accumulate onto it.
+    /// written first (by each piece, into its own part of the output) and the products accumulate
+    /// onto it.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -37,31 +38,40 @@ extension OpenBLASBackend {
             withExtendedLifetime((xOwner, wOwner, bOwner)) {}
             return result
         }
-        // The bias first, in every output plane (the products add onto it).
-        if inputs.count > 2 {
-            let (b, bOwner) = try contiguous(inputs[2])
-            let bias = b.assumingMemoryBound(to: Float.self)
-            for plane in 0..<(batch * outChannels) {
-                (out + plane * planeCount).update(repeating: bias[plane % outChannels], count: planeCount)
-            }
-            withExtendedLifetime(bOwner) {}
-        } else {
-            out.update(repeating: 0, count: output.elementCount)
-        }
+        // The products add onto the bias (or zeros), written first.
+        let (b, bOwner): (UnsafeMutableRawPointer?, Value?) = inputs.count > 2 ? try contiguous(inputs[2]) : (nil, nil)
+        let bias = b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
         if inPerGroup == 1 {
+            Self.fillBias(out, bias, planes: batch * outChannels, channels: outChannels, planeCount: planeCount)
             Self.depthwise(
                 source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
         } else {
             try gemmConvolution(
-                source, filters, out, shape, batch: batch, channels: channels, groups: groups, outPerGroup: outPerGroup)
+                source, filters, bias, out, shape, batch: batch, channels: channels, groups: groups,
+                outPerGroup: outPerGroup)
         }
-        withExtendedLifetime((xOwner, wOwner)) {}
+        withExtendedLifetime((xOwner, wOwner, bOwner)) {}
         return result
     }
 
+    /// Every output plane set to its channel's bias, or to 0 without one, by all cores.
+    private static func fillBias(
+        _ out: UnsafeMutablePointer<Float>, _ bias: UnsafePointer<Float>?, planes: Int, channels: Int, planeCount: Int
+    ) {
+        let parts = Parallel.workerCount(forElements: planes * planeCount)
+        Parallel.forEachRange(planes, parts: parts) { range in
+            for plane in range {
+                (out + plane * planeCount).update(repeating: bias?[plane % channels] ?? 0, count: planeCount)
+            }
+        }
+    }
+
+    /// The convolution as products by pieces of output rows (or slices of output channels for
+    /// small planes); each piece first sets its part of the output to the bias, while it is about
+    /// to be in cache anyway.
     private func gemmConvolution(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
-        _ shape: WindowShape3D,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+        _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
         batch: Int, channels: Int, groups: Int, outPerGroup: Int
     ) throws(TensorError) {
         let inPerGroup = channels / groups
@@ -101,6 +111,7 @@ extension OpenBLASBackend {
         if !libraryThreaded, wanted > 1, outCount < Self.channelSplitPositions,
             outPerGroup >= Self.channelSplitPositions / 4 * Parallel.workers
         {
+            Self.fillBias(out, bias, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
             try channelSlices(
                 x, w, out, shape, planes: planes, channels: channels, groups: groups, outPerGroup: outPerGroup,
                 reduction: reduction, pointwise: pointwise)
@@ -133,6 +144,10 @@ extension OpenBLASBackend {
                     let filters = w + group * outPerGroup * reduction
                     let result = out + plane * outPerGroup * outCount + rows.lowerBound * width
                     let columnsWidth = rows.count * width
+                    for channel in 0..<outPerGroup {
+                        (result + channel * outCount).update(
+                            repeating: bias?[group * outPerGroup + channel] ?? 0, count: columnsWidth)
+                    }
                     // Pointwise: the input's own rows are the columns (ldb: the whole plane).
                     var source = input + rows.lowerBound * width
                     var leading = outCount

@@ -13,7 +13,7 @@ enum Parallel {
     static let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Elements of streaming work per worker below which splitting does not pay.
-    static let minimumElementsPerWorker = 32_768
+    static let minimumElementsPerWorker = 8_192
 
     /// How many workers `elements` of streaming work deserves.
     static func workerCount(forElements elements: Int, costPerElement: Int = 1) -> Int {

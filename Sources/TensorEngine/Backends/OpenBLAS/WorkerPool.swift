@@ -68,6 +68,8 @@ final class WorkerPool: @unchecked Sendable {
     private let generation = Atomic<UInt64>(0)
     /// The loop of the current generation (`nil` between loops).
     private let posted = Guarded<(generation: UInt64, loop: Loop?)>((0, nil))
+    /// Set by ``park()``: helpers stop spinning and sleep until the next loop.
+    private let parked = Atomic<Bool>(false)
     /// Helpers asleep or about to sleep on `wake`.
     private let sleepers = Atomic<Int>(0)
     private let sleepLock: UnsafeMutablePointer<pthread_mutex_t>
@@ -95,6 +97,7 @@ final class WorkerPool: @unchecked Sendable {
         guard taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             return false
         }
+        parked.store(false, ordering: .relaxed)
         withoutActuallyEscaping(body) { escapable in
             var closure = escapable
             withUnsafePointer(to: &closure) { pointer in
@@ -120,6 +123,12 @@ final class WorkerPool: @unchecked Sendable {
         return true
     }
 
+    /// Sends spinning helpers to sleep now, before work that needs every core for threads of its
+    /// own (OpenBLAS's, for a product it splits itself); the next loop wakes them.
+    func park() {
+        parked.store(true, ordering: .relaxed)
+    }
+
     /// A helper's life: wait for a generation it has not seen, join its loop, repeat.
     private func helperLoop() {
         var seen: UInt64 = 0
@@ -140,7 +149,7 @@ final class WorkerPool: @unchecked Sendable {
         while generation.load(ordering: .acquiring) == seen {
             te_spin_pause()
             spins &+= 1
-            if spins & 63 == 0, clock.now >= deadline { break }
+            if spins & 63 == 0, clock.now >= deadline || parked.load(ordering: .relaxed) { break }
         }
         guard generation.load(ordering: .acquiring) == seen else { return }
         // Counted as a sleeper before the last look, so that a caller posting after that look
