@@ -5,11 +5,11 @@ extension OpenBLASBackend {
     /// A convolution as matrix products: per batch and group, `Y[M/g, out] = W[M/g, C/g·k] ·
     /// cols[C/g·k, out]`, where `cols` holds each output position's receptive field (im2col, built
     /// in blocks of output rows so it stays in cache, by all cores; written straight in the
-    /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at stride 1
-    /// without padding reads the input itself as `cols`; a depthwise convolution (one input channel
-    /// per output channel) runs a direct kernel instead, one output plane per task. The bias is
-    /// written first (by each piece, into its own part of the output) and the products accumulate
-    /// onto it.
+    /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at
+    /// stride 1 without padding reads the input itself as `cols`; a depthwise convolution (one
+    /// input channel per output channel) runs a direct kernel instead, one output plane per task.
+    /// The bias is written first (by each piece, into its own part of the output) and the
+    /// products accumulate onto it.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -130,7 +130,8 @@ extension OpenBLASBackend {
         let packsColumns =
             !pointwise && !libraryThreaded && HostProducts.kernel == .avx512
             && te_sgemm_packs_b(0, 0, outPerGroup) != 0
-            && outPerGroup * rowsPerChunk * width * reduction >= HostProducts.minimumKernelMultiplyAdds
+            && Double(outPerGroup) * Double(rowsPerChunk * width) * Double(reduction)
+                >= Double(HostProducts.minimumKernelMultiplyAdds)
         let chunkFloats = packsColumns ? te_packed_b_floats(reduction, rowsPerChunk * width) : reduction * rowsPerChunk * width
         let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: parts * chunkFloats * 4, op: "convolution")
         let columnsBase = columnsBuffer?.elements(as: Float.self)
@@ -179,7 +180,9 @@ extension OpenBLASBackend {
     static let channelSplitPositions = 256
 
     /// Each plane's columns built once (by all cores), then its product cut into slices of output
-    /// channels, one per worker, each packing only its rows of the weights.
+    /// channels, one per worker. With the engine's kernel the columns are written packed
+    /// (``im2colPacked``, or the input's panels packed for a pointwise convolution) and every
+    /// slice multiplies from that one packed B; otherwise each slice's product packs its own.
     private func channelSlices(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
         _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
@@ -190,21 +193,27 @@ extension OpenBLASBackend {
         let rows = 0..<(shape.output[0] * shape.output[1])
         let slices = Parallel.workers
         let sliceRows = (outPerGroup + slices - 1) / slices
+        let packs = HostProducts.kernel == .avx512 && te_sgemm_packs_b(0, 0, sliceRows) != 0
+        let floats = packs ? te_packed_b_floats(reduction, outCount) : pointwise ? 0 : reduction * outCount
+        let columnsBuffer = floats == 0 ? nil : try HostBuffer(byteCount: floats * 4, op: "convolution")
+        let panels = (outCount + Int(TE_NR) - 1) / Int(TE_NR)
         BLASThreads.use(1)
-        if HostProducts.kernel == .avx512, te_sgemm_packs_b(0, 0, sliceRows) != 0 {
-            try packedChannelSlices(
-                x, w, out, shape, planes: planes, channels: channels, groups: groups, outPerGroup: outPerGroup,
-                reduction: reduction, pointwise: pointwise)
-            return
-        }
-        let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: reduction * outCount * 4, op: "convolution")
         for plane in 0..<planes {
             let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
             let input = x + (n * channels + group * inPerGroup) * inCount
             var source = input
-            if let columnsBuffer {
-                Self.im2col(input, columnsBuffer.elements(as: Float.self), shape, channels: inPerGroup, rows: rows, parallel: true)
-                source = UnsafePointer(columnsBuffer.elements(as: Float.self))
+            if let columns = columnsBuffer?.elements(as: Float.self) {
+                if packs, pointwise {
+                    Parallel.forEachRange(panels, parts: Swift.min(slices, panels)) { range in
+                        te_pack_b_panels(
+                            0, reduction, outCount, input, outCount, columns, range.lowerBound, range.upperBound)
+                    }
+                } else if packs {
+                    Self.im2colPacked(input, columns, shape, channels: inPerGroup, rows: rows, parallel: true)
+                } else {
+                    Self.im2col(input, columns, shape, channels: inPerGroup, rows: rows, parallel: true)
+                }
+                source = UnsafePointer(columns)
             }
             let filters = w + group * outPerGroup * reduction
             let result = out + plane * outPerGroup * outCount
@@ -213,57 +222,20 @@ extension OpenBLASBackend {
                     let first = slice * sliceRows
                     let count = Swift.min(sliceRows, outPerGroup - first)
                     guard count > 0 else { continue }
-                    HostProducts.multiply(
-                        transposeA: false, transposeB: false, m: count, n: outCount, k: reduction,
-                        filters + first * reduction, lda: reduction, source, ldb: outCount, result + first * outCount,
-                        ldc: outCount, accumulate: true)
+                    if packs {
+                        te_sgemm_packed(
+                            0, count, outCount, reduction, filters + first * reduction, reduction, source, 0, outCount,
+                            result + first * outCount, outCount, 1)
+                    } else {
+                        HostProducts.multiply(
+                            transposeA: false, transposeB: false, m: count, n: outCount, k: reduction,
+                            filters + first * reduction, lda: reduction, source, ldb: outCount,
+                            result + first * outCount, ldc: outCount, accumulate: true)
+                    }
                 }
             }
         }
         withExtendedLifetime(columnsBuffer) {}
-    }
-
-    /// ``channelSlices`` with the engine's kernel: each plane's columns written once, packed (by
-    /// all cores: ``im2colPacked``, or the input's panels packed for a pointwise convolution), and
-    /// every worker's slice of output channels multiplied from that one packed B.
-    private func packedChannelSlices(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
-        _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
-        pointwise: Bool
-    ) throws(TensorError) {
-        let (inCount, outCount) = (shape.inputCount, shape.outputCount)
-        let inPerGroup = channels / groups
-        let rows = 0..<(shape.output[0] * shape.output[1])
-        let packedBuffer = try HostBuffer(
-            byteCount: te_packed_b_floats(reduction, outCount) * MemoryLayout<Float>.stride, op: "convolution")
-        let packed = packedBuffer.elements(as: Float.self)
-        let slices = Parallel.workers
-        let sliceRows = (outPerGroup + slices - 1) / slices
-        let panels = (outCount + Int(TE_NR) - 1) / Int(TE_NR)
-        for plane in 0..<planes {
-            let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
-            let input = x + (n * channels + group * inPerGroup) * inCount
-            if pointwise {
-                Parallel.forEachRange(panels, parts: Swift.min(slices, panels)) { range in
-                    te_pack_b_panels(0, reduction, outCount, input, outCount, packed, range.lowerBound, range.upperBound)
-                }
-            } else {
-                Self.im2colPacked(input, packed, shape, channels: inPerGroup, rows: rows, parallel: true)
-            }
-            let filters = w + group * outPerGroup * reduction
-            let result = out + plane * outPerGroup * outCount
-            Parallel.forEachRange(slices, parts: slices) { range in
-                for slice in range {
-                    let first = slice * sliceRows
-                    let count = Swift.min(sliceRows, outPerGroup - first)
-                    guard count > 0 else { continue }
-                    te_sgemm_packed(
-                        0, count, outCount, reduction, filters + first * reduction, reduction, packed, 0, outCount,
-                        result + first * outCount, outCount, 1)
-                }
-            }
-        }
-        withExtendedLifetime(packedBuffer) {}
     }
 
     /// Each output plane `(n, m)` from its one input channel `m / multiplier`: each output row

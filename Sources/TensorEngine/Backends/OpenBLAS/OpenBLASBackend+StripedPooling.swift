@@ -124,6 +124,21 @@ extension OpenBLASBackend {
         }
     }
 
+    /// Runs `body` on the start of each tap's strip for output row `oh` from `column` on: the
+    /// window's rows inside the input, and in each, its taps' places in the phase rows.
+    @inline(__always)
+    private static func forEachTap(
+        oh: Int, column: Int, _ shape: WindowShape3D, _ phases: UnsafeMutablePointer<Float>, length: Int,
+        taps: UnsafePointer<Int>, _ body: (UnsafeRawPointer) -> Void
+    ) {
+        for kh in 0..<shape.kernel[1] {
+            let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
+            guard ih >= 0, ih < shape.input[1] else { continue }
+            let rowStart = phases + (ih &* shape.strides[2] &* length &+ column)
+            for kw in 0..<shape.kernel[2] { body(UnsafeRawPointer(rowStart + taps[kw])) }
+        }
+    }
+
     /// 16 outputs of row `oh` from `column` on, written to `target`: ``poolChunk`` for one strip.
     @inline(__always)
     private static func poolStrip(
@@ -133,20 +148,13 @@ extension OpenBLASBackend {
     ) {
         var total = PoolingStrip(repeating: average ? 0 : -.infinity)
         var nans = SIMDMask<PoolingStrip.MaskStorage>(repeating: false)
-        let stride = shape.strides[2]
-        for kh in 0..<shape.kernel[1] {
-            let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
-            guard ih >= 0, ih < shape.input[1] else { continue }
-            let rowStart = phases + (ih &* stride &* length &+ column)
-            for kw in 0..<shape.kernel[2] {
-                let line = UnsafeRawPointer(rowStart + taps[kw])
-                let value = line.loadUnaligned(as: PoolingStrip.self)
-                if average {
-                    total += value
-                } else {
-                    total.replace(with: value, where: value .> total)
-                    nans = nans .| (value .!= value)
-                }
+        forEachTap(oh: oh, column: column, shape, phases, length: length, taps: taps) { line in
+            let value = line.loadUnaligned(as: PoolingStrip.self)
+            if average {
+                total += value
+            } else {
+                total.replace(with: value, where: value .> total)
+                nans = nans .| (value .!= value)
             }
         }
         if average {
@@ -170,27 +178,20 @@ extension OpenBLASBackend {
         var (a0, a1, a2, a3) = (start, start, start, start)
         // Lanes that met a NaN (a maximum's comparisons pass over it; it wins at the end).
         var (n0, n1, n2, n3) = (Mask(repeating: false), Mask(repeating: false), Mask(repeating: false), Mask(repeating: false))
-        let stride = shape.strides[2]
         let size = MemoryLayout<PoolingStrip>.stride
-        for kh in 0..<shape.kernel[1] {
-            let ih = oh &* shape.strides[1] &- shape.before[1] &+ kh &* shape.dilations[1]
-            guard ih >= 0, ih < shape.input[1] else { continue }
-            let rowStart = phases + (ih &* stride &* length &+ column)
-            for kw in 0..<shape.kernel[2] {
-                let line = UnsafeRawPointer(rowStart + taps[kw])
-                let v0 = line.loadUnaligned(as: PoolingStrip.self)
-                let v1 = line.loadUnaligned(fromByteOffset: size, as: PoolingStrip.self)
-                let v2 = line.loadUnaligned(fromByteOffset: 2 &* size, as: PoolingStrip.self)
-                let v3 = line.loadUnaligned(fromByteOffset: 3 &* size, as: PoolingStrip.self)
-                if average {
-                    (a0, a1, a2, a3) = (a0 + v0, a1 + v1, a2 + v2, a3 + v3)
-                } else {
-                    a0.replace(with: v0, where: v0 .> a0)
-                    a1.replace(with: v1, where: v1 .> a1)
-                    a2.replace(with: v2, where: v2 .> a2)
-                    a3.replace(with: v3, where: v3 .> a3)
-                    (n0, n1, n2, n3) = (n0 .| (v0 .!= v0), n1 .| (v1 .!= v1), n2 .| (v2 .!= v2), n3 .| (v3 .!= v3))
-                }
+        forEachTap(oh: oh, column: column, shape, phases, length: length, taps: taps) { line in
+            let v0 = line.loadUnaligned(as: PoolingStrip.self)
+            let v1 = line.loadUnaligned(fromByteOffset: size, as: PoolingStrip.self)
+            let v2 = line.loadUnaligned(fromByteOffset: 2 &* size, as: PoolingStrip.self)
+            let v3 = line.loadUnaligned(fromByteOffset: 3 &* size, as: PoolingStrip.self)
+            if average {
+                (a0, a1, a2, a3) = (a0 + v0, a1 + v1, a2 + v2, a3 + v3)
+            } else {
+                a0.replace(with: v0, where: v0 .> a0)
+                a1.replace(with: v1, where: v1 .> a1)
+                a2.replace(with: v2, where: v2 .> a2)
+                a3.replace(with: v3, where: v3 .> a3)
+                (n0, n1, n2, n3) = (n0 .| (v0 .!= v0), n1 .| (v1 .!= v1), n2 .| (v2 .!= v2), n3 .| (v3 .!= v3))
             }
         }
         if average {

@@ -114,8 +114,14 @@ final class WorkerPool: @unchecked Sendable {
                     pthread_mutex_unlock(sleepLock)
                 }
                 loop.work()
-                // Only pieces a helper has claimed and is running are left: wait for them.
-                while !loop.isFinished { te_spin_pause() }
+                // Only pieces a helper has claimed and is running are left: wait for them, and
+                // after a while yield the core, in case the helper waits for one to run on.
+                var spins = 0
+                while !loop.isFinished {
+                    te_spin_pause()
+                    spins &+= 1
+                    if spins > 4_096 { sched_yield() }
+                }
                 posted.withLock { $0.loop = nil }
             }
         }
