@@ -45,4 +45,22 @@ static inline void te_spin_pause(void) {
 #endif
 }
 
+/// Splits the `count` floats from `source` into its even-indexed elements (`even[j] = source[2j]`)
+/// and its odd-indexed ones (`odd[j] = source[2j + 1]`), 8 of each from every 16 read: the two
+/// phase rows of a stride-2 pooling in one pass over the input row.
+static inline void te_deinterleave2(const float *source, long count, float *even, float *odd) {
+    typedef float te_float8 __attribute__((ext_vector_type(8)));
+    typedef float te_float8u __attribute__((ext_vector_type(8), aligned(4)));
+    long j = 0;
+    for (; 2 * j + 16 <= count; j += 8) {
+        const te_float8 low = *(const te_float8u *)(source + 2 * j), high = *(const te_float8u *)(source + 2 * j + 8);
+        *(te_float8u *)(even + j) = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
+        *(te_float8u *)(odd + j) = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
+    }
+    for (; 2 * j < count; j++) {
+        even[j] = source[2 * j];
+        if (2 * j + 1 < count) odd[j] = source[2 * j + 1];
+    }
+}
+
 #endif

@@ -1,3 +1,5 @@
+import CIntrinsics
+
 /// Max and average pooling over 2-D planes, 64 outputs of a row at a time.
 ///
 /// Output column `o`, tap `t` reads padded column `o·s + t·d` (stride `s`, dilation `d`). Each
@@ -42,6 +44,12 @@ extension OpenBLASBackend {
             let (shift, phase) = (kw * dilation).quotientAndRemainder(dividingBy: stride)
             taps[kw] = phase * length + shift
         }
+        // Padded column c + left is phase (c + left) mod s, position (c + left) / s: each phase
+        // takes every s-th input column from its first, which lands at its offset in the phase rows.
+        let firsts = (0..<stride).map { phase in ((phase - left) % stride + stride) % stride }
+        let offsets = (0..<stride).map { phase in phase * length + (firsts[phase] + left) / stride }
+        // At stride 2, the phase fed by input columns 0, 2, 4… (the other takes 1, 3, 5…).
+        let evenPhase = firsts[0] == 0 ? 0 : 1
         divisors.withUnsafeBufferPointer { divisors in
             guard let divisors = divisors.baseAddress else { return }
             Parallel.forEachRange(planes, parts: parts) { range in
@@ -55,22 +63,20 @@ extension OpenBLASBackend {
                 }
                 for plane in range {
                     let input = x + plane &* shape.inputCount
-                    // Padded column c + left is phase (c + left) mod s, position (c + left) / s: each
-                    // phase takes every s-th input column from its first.
                     for ih in 0..<rows {
                         let row = input + ih &* columns
                         let phaseRows = phases + ih &* stride &* length
-                        for phase in 0..<stride {
-                            // The first input column of this phase, and its position in the phase row.
-                            let first = ((phase &- left) % stride &+ stride) % stride
-                            guard first < columns else { continue }
-                            let target = phaseRows + (phase &* length &+ (first &+ left) / stride)
+                        if stride == 2 {
+                            te_deinterleave2(
+                                row, columns, phaseRows + offsets[evenPhase], phaseRows + offsets[1 &- evenPhase])
+                            continue
+                        }
+                        for phase in 0..<stride where firsts[phase] < columns {
+                            let target = phaseRows + offsets[phase]
                             if stride == 1 {
                                 target.update(from: row, count: columns)
-                            } else if stride == 2 {
-                                Self.copyEveryOther(row + first, available: columns &- first, to: target)
                             } else {
-                                var (j, c) = (0, first)
+                                var (j, c) = (0, firsts[phase])
                                 while c < columns {
                                     target[j] = row[c]
                                     (j, c) = (j &+ 1, c &+ stride)
@@ -102,25 +108,6 @@ extension OpenBLASBackend {
                     }
                 }
             }
-        }
-    }
-
-    /// Every other element of the `available` from `row` on (`row[0]`, `row[2]`…) into `target`:
-    /// 16 at a time from the even lanes of 32, the rest one by one.
-    @inline(__always)
-    private static func copyEveryOther(
-        _ row: UnsafePointer<Float>, available: Int, to target: UnsafeMutablePointer<Float>
-    ) {
-        let count = (available &+ 1) / 2
-        var j = 0
-        while 2 &* j &+ 32 <= available {
-            let pair = UnsafeRawPointer(row + 2 &* j).loadUnaligned(as: SIMD32<Float>.self)
-            UnsafeMutableRawPointer(target + j).storeBytes(of: pair.evenHalf, as: SIMD16<Float>.self)
-            j &+= 16
-        }
-        while j < count {
-            target[j] = row[2 &* j]
-            j &+= 1
         }
     }
 
