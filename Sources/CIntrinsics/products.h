@@ -275,25 +275,87 @@ te_pack_b_panels(int transposeB, long k, long n, const float *b, long ldb, float
     }
 }
 
-/// The rows of C a block of A covers, cut into tiles of near-equal height (15 rows: 8 + 7), each
-/// packed as [depth][rows] at packed + offsets[t] * depth. Returns the number of tiles.
-static TE_AVX512 long
-te_pack_a_block(const float *a, long aRow, long aDepth, long block, long depth, float *packed, long *offsets) {
+/// The tiles a block of `block` rows of A is cut into, of near-equal height (15 rows: 8 + 7): tile
+/// t covers rows offsets[t] ..< offsets[t + 1]. Returns the number of tiles.
+static inline long te_tile_offsets(long block, long *offsets) {
     const long tiles = (block + TE_MR - 1) / TE_MR;
     long start = 0;
     for (long t = 0; t < tiles; t++) {
         offsets[t] = start;
-        const int rows = (int)((block - start + (tiles - t) - 1) / (tiles - t));
-        te_pack_a(a + start * aRow, aRow, aDepth, rows, depth, packed + start * depth);
-        start += rows;
+        start += (block - start + (tiles - t) - 1) / (tiles - t);
     }
     offsets[tiles] = block;
     return tiles;
 }
 
+/// The rows of C a block of A covers, cut into tiles (``te_tile_offsets``), each packed as
+/// [depth][rows] at packed + offsets[t] * depth. Returns the number of tiles.
+static TE_AVX512 long
+te_pack_a_block(const float *a, long aRow, long aDepth, long block, long depth, float *packed, long *offsets) {
+    const long tiles = te_tile_offsets(block, offsets);
+    for (long t = 0; t < tiles; t++) {
+        const long start = offsets[t];
+        te_pack_a(a + start * aRow, aRow, aDepth, (int)(offsets[t + 1] - start), depth, packed + start * depth);
+    }
+    return tiles;
+}
+
+/// Floats in A packed whole for ``te_sgemm_packed_ab``: m × k and the 16 floats of slack
+/// ``te_pack_a`` writes past the end.
+static inline long te_packed_a_floats(long m, long k) { return m * k + 16; }
+
+/// Packs row-major A [m, k] (rows `lda` apart) whole, as ``te_sgemm_packed`` packs it block by
+/// block: the block of `te_depth_block(k)` steps from p0 and rows from i0 (TE_MC at most) sits at
+/// packed + p0 * m + i0 * depth, its tiles as ``te_pack_a_block`` lays them out. A weight packed
+/// once serves every product it takes part in.
+static TE_AVX512 void
+te_pack_a_whole(const float *a, long lda, long m, long k, float *packed) {
+    long offsets[TE_MC / TE_MR + 1];
+    const long kb = te_depth_block(k);
+    for (long p0 = 0; p0 < k; p0 += kb) {
+        const long depth = k - p0 < kb ? k - p0 : kb;
+        for (long i0 = 0; i0 < m; i0 += TE_MC) {
+            const long block = m - i0 < TE_MC ? m - i0 : TE_MC;
+            te_pack_a_block(a + i0 * lda + p0, lda, 1, block, depth, packed + p0 * m + i0 * depth, offsets);
+        }
+    }
+}
+
 /// Packing space for A: TE_MC rows by TE_KC steps and 16 floats of slack (``te_pack_a``), on the
 /// stack.
 enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC + 16 };
+
+/// The loops of ``te_sgemm_packed`` and ``te_sgemm_packed_ab``: blocks of k, blocks of A's rows,
+/// B's panels, A's tiles. A block of A comes from `packedA` (packed whole) or, when that is NULL,
+/// is packed from `a` into `scratch` (TE_PACKED_A_FLOATS floats).
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedA, float *scratch,
+                const float *packedB, long j0, long j1, float *c, long ldc, int accumulate) {
+    const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
+    const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
+    long offsets[TE_MC / TE_MR + 1];
+    const long kb = te_depth_block(k);
+    for (long p0 = 0; p0 < k; p0 += kb) {
+        const long depth = k - p0 < kb ? k - p0 : kb;
+        const int add = accumulate || p0 > 0;
+        for (long i0 = 0; i0 < m; i0 += TE_MC) {
+            const long block = m - i0 < TE_MC ? m - i0 : TE_MC;
+            const long tiles = packedA
+                ? te_tile_offsets(block, offsets)
+                : te_pack_a_block(a + i0 * aRow + p0 * aDepth, aRow, aDepth, block, depth, scratch, offsets);
+            const float *tilesA = packedA ? packedA + p0 * m + i0 * depth : scratch;
+            for (long j = j0; j < j1; j += TE_NR) {
+                const long width = j1 - j < TE_NR ? j1 - j : TE_NR;
+                const float *panel = packedB + p0 * padded + j * depth;
+                for (long t = 0; t < tiles; t++) {
+                    const long start = offsets[t];
+                    te_tile_rows((int)(offsets[t + 1] - start), depth, tilesA + start * depth, panel, TE_NR,
+                                 c + (i0 + start) * ldc + j, ldc, width, add);
+                }
+            }
+        }
+    }
+}
 
 /// C[m, columns j0..<j1] = A[m, k] · B[k, j0..<j1] (or += when `accumulate`), single-threaded, with
 /// B packed whole by ``te_pack_b_panels`` (`n`: B's full width; j0 a multiple of 32). A is
@@ -302,28 +364,16 @@ enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC + 16 };
 static TE_AVX512 void
 te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedB, long j0,
                 long j1, float *c, long ldc, int accumulate) {
-    const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
-    const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
     float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
-    long offsets[TE_MC / TE_MR + 1];
-    const long kb = te_depth_block(k);
-    for (long p0 = 0; p0 < k; p0 += kb) {
-        const long depth = k - p0 < kb ? k - p0 : kb;
-        const int add = accumulate || p0 > 0;
-        for (long i0 = 0; i0 < m; i0 += TE_MC) {
-            const long block = m - i0 < TE_MC ? m - i0 : TE_MC;
-            const long tiles = te_pack_a_block(a + i0 * aRow + p0 * aDepth, aRow, aDepth, block, depth, packedA, offsets);
-            for (long j = j0; j < j1; j += TE_NR) {
-                const long width = j1 - j < TE_NR ? j1 - j : TE_NR;
-                const float *panel = packedB + p0 * padded + j * depth;
-                for (long t = 0; t < tiles; t++) {
-                    const long start = offsets[t];
-                    te_tile_rows((int)(offsets[t + 1] - start), depth, packedA + start * depth, panel, TE_NR,
-                                 c + (i0 + start) * ldc + j, ldc, width, add);
-                }
-            }
-        }
-    }
+    te_sgemm_blocks(transposeA, m, n, k, a, lda, NULL, packedA, packedB, j0, j1, c, ldc, accumulate);
+}
+
+/// C[m, columns j0..<j1] = A·B (or += when `accumulate`) as ``te_sgemm_packed`` computes it, with
+/// A packed whole by ``te_pack_a_whole`` and B by ``te_pack_b_panels``: nothing is packed here.
+static TE_AVX512 void
+te_sgemm_packed_ab(long m, long n, long k, const float *packedA, const float *packedB, long j0, long j1, float *c,
+                   long ldc, int accumulate) {
+    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, j0, j1, c, ldc, accumulate);
 }
 
 /// C[m, n] = A[m, k] · B[k, n] for few rows of A (at most 2 × TE_MR) and B row-major: B is read

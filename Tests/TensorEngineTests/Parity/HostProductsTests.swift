@@ -1,3 +1,4 @@
+import CIntrinsics
 import Testing
 @testable import TensorEngine
 
@@ -91,6 +92,69 @@ struct PackedWeightsTests {
                     #expect(worst < 1e-4, "round \(round), use \(use): worst relative difference \(worst)")
                 }
             }
+        }
+    }
+
+    /// A left-hand operand in a host buffer: not packed on its first sighting, packed whole on its
+    /// second (`te_pack_a_whole`), and the product from both packed operands matching plain loops
+    /// across tile, row-block (96) and depth-block (256) edges, with rows wider than the matrix.
+    @Test(arguments: [(13, 17), (100, 600), (25, 256)])
+    func leftOperandPackedOnItsSecondSighting(m: Int, k: Int) throws {
+        let (n, lda) = (33, k + 3)
+        let source = try HostBuffer(byteCount: m * lda * MemoryLayout<Float>.stride)
+        let a = source.elements(as: Float.self)
+        for index in 0..<(m * lda) { a[index] = HostProductsTests.value(index, seed: 4) }
+        let b = (0..<(k * n)).map { HostProductsTests.value($0, seed: 5) }
+        #expect(PackedWeights.shared.packedLeft(a, in: source, m: m, k: k, lda: lda) == nil)
+        let kept = try #require(PackedWeights.shared.packedLeft(a, in: source, m: m, k: k, lda: lda))
+        var packedB = [Float](repeating: 0, count: te_packed_b_floats(k, n))
+        packedB.withUnsafeMutableBufferPointer { te_pack_b_panels(0, k, n, b, n, $0.baseAddress, 0, (n + 31) / 32) }
+        var c = [Float](repeating: 0, count: m * n)
+        c.withUnsafeMutableBufferPointer {
+            te_sgemm_packed_ab(m, n, k, kept.elements(as: Float.self), packedB, 0, n, $0.baseAddress, n, 0)
+        }
+        var worst = 0.0
+        for i in 0..<m {
+            for j in 0..<n {
+                var (sum, magnitude) = (0.0, 0.0)
+                for p in 0..<k {
+                    let term = Double(a[i * lda + p]) * Double(b[p * n + j])
+                    (sum, magnitude) = (sum + term, magnitude + Swift.abs(term))
+                }
+                let bound = Double(k + 1) * Double(Float.ulpOfOne) * magnitude
+                worst = Swift.max(worst, Swift.abs(Double(c[i * n + j]) - sum) - bound)
+            }
+        }
+        #expect(worst <= 0, "m \(m) k \(k)")
+        withExtendedLifetime(source) {}
+    }
+
+    /// A convolution's filters, kept packed from their second use: by pieces of output rows (3×3
+    /// and pointwise), by slices of output channels (a 7×7 plane), and per group.
+    @Test(arguments: [
+        (input: [1, 16, 40, 40], weight: [64, 16, 3, 3], groups: 1),
+        (input: [1, 32, 24, 24], weight: [48, 32, 1, 1], groups: 1),
+        (input: [1, 64, 7, 7], weight: [256, 64, 3, 3], groups: 1),
+        (input: [1, 32, 20, 20], weight: [60, 16, 3, 3], groups: 2),
+    ])
+    func repeatedFiltersMatchTheReference(input: [Int], weight: [Int], groups: Int) async throws {
+        let filters = Tensor(randomNormal: weight, seed: 7)
+        let bias = Tensor(randomNormal: [weight[0]], seed: 8)
+        try await Tensor.evaluate([filters, bias])
+        for use in 0..<3 {
+            let x = Tensor(randomNormal: input, seed: UInt64(20 + use))
+            try await Tensor.evaluate([x])
+            func convolved(_ policy: ComputePolicy) async throws -> [Float] {
+                try await withComputePolicy(policy) {
+                    try await x.convolution(weight: filters, bias: bias, padding: .same, groupCount: groups)
+                        .shapedArray(of: Float.self).scalars
+                }
+            }
+            let want = try await convolved(.only(.naive))
+            let got = try await convolved(.only(.openblas))
+            let worst = zip(got, want).map { Swift.abs($0 - $1) / (1 + Swift.abs($1)) }.max() ?? 0
+            #expect(got.count == want.count)
+            #expect(worst < 1e-4, "use \(use): worst relative difference \(worst)")
         }
     }
 }

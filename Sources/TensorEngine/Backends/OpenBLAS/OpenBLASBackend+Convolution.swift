@@ -47,8 +47,8 @@ extension OpenBLASBackend {
                 source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
         } else {
             try gemmConvolution(
-                source, filters, bias, out, shape, batch: batch, channels: channels, groups: groups,
-                outPerGroup: outPerGroup)
+                source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
+                groups: groups, outPerGroup: outPerGroup)
         }
         withExtendedLifetime((xOwner, wOwner, bOwner)) {}
         return result
@@ -68,9 +68,11 @@ extension OpenBLASBackend {
 
     /// The convolution as products by pieces of output rows (or slices of output channels for
     /// small planes); each piece first sets its part of the output to the bias, while it is about
-    /// to be in cache anyway.
+    /// to be in cache anyway. With the engine's kernel, filters held in `weights` (a model's
+    /// constant) are kept packed from their second use on (``PackedWeights``), so no piece packs
+    /// them again.
     private func gemmConvolution(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ bias: UnsafePointer<Float>?,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
         batch: Int, channels: Int, groups: Int, outPerGroup: Int
     ) throws(TensorError) {
@@ -113,8 +115,8 @@ extension OpenBLASBackend {
         {
             Self.fillBias(out, bias, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
             try channelSlices(
-                x, w, out, shape, planes: planes, channels: channels, groups: groups, outPerGroup: outPerGroup,
-                reduction: reduction, pointwise: pointwise)
+                x, w, in: weights, out, shape, planes: planes, channels: channels, groups: groups,
+                outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise)
             return
         }
         let chunksPerPlane = Swift.max(1, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
@@ -126,15 +128,23 @@ extension OpenBLASBackend {
             }
         }
         let parts = libraryThreaded ? 1 : Swift.min(wanted, tasks.count)
-        // With the engine's kernel packing B, im2col writes B packed (`im2colPacked`).
+        // With the engine's kernel packing B, im2col writes B packed (`im2colPacked`), and a
+        // pointwise convolution packs its input's rows.
         let packsColumns =
-            !pointwise && !libraryThreaded && HostProducts.kernel == .avx512
+            !libraryThreaded && HostProducts.kernel == .avx512
             && te_sgemm_packs_b(0, 0, outPerGroup) != 0
             && Double(outPerGroup) * Double(rowsPerChunk * width) * Double(reduction)
                 >= Double(HostProducts.minimumKernelMultiplyAdds)
         let chunkFloats = packsColumns ? te_packed_b_floats(reduction, rowsPerChunk * width) : reduction * rowsPerChunk * width
-        let columnsBuffer = pointwise ? nil : try HostBuffer(byteCount: parts * chunkFloats * 4, op: "convolution")
+        let columnsBuffer =
+            pointwise && !packsColumns ? nil : try HostBuffer(byteCount: parts * chunkFloats * 4, op: "convolution")
         let columnsBase = columnsBuffer?.elements(as: Float.self)
+        // Each group's filters, kept packed; packed here, before the pieces, which all read them.
+        let packedFilters: [HostBuffer?] = (0..<groups).map { group in
+            guard packsColumns, let weights else { return nil }
+            return PackedWeights.shared.packedLeft(
+                w + group * outPerGroup * reduction, in: weights, m: outPerGroup, k: reduction, lda: reduction)
+        }
         BLASThreads.use(libraryThreaded ? Parallel.workers : 1)
         Parallel.forEachRange(parts, parts: parts) { pieces in
             for piece in pieces {
@@ -154,10 +164,22 @@ extension OpenBLASBackend {
                     var leading = outCount
                     if let columnsBase, packsColumns {
                         let packed = columnsBase + piece * chunkFloats
-                        Self.im2colPacked(input, packed, shape, channels: inPerGroup, rows: rows, parallel: false)
-                        te_sgemm_packed(
-                            0, outPerGroup, columnsWidth, reduction, filters, reduction, packed, 0, columnsWidth,
-                            result, outCount, 1)
+                        if pointwise {
+                            te_pack_b_panels(
+                                0, reduction, columnsWidth, source, outCount, packed, 0,
+                                (columnsWidth + Int(TE_NR) - 1) / Int(TE_NR))
+                        } else {
+                            Self.im2colPacked(input, packed, shape, channels: inPerGroup, rows: rows, parallel: false)
+                        }
+                        if let kept = packedFilters[group] {
+                            te_sgemm_packed_ab(
+                                outPerGroup, columnsWidth, reduction, kept.elements(as: Float.self), packed, 0,
+                                columnsWidth, result, outCount, 1)
+                        } else {
+                            te_sgemm_packed(
+                                0, outPerGroup, columnsWidth, reduction, filters, reduction, packed, 0, columnsWidth,
+                                result, outCount, 1)
+                        }
                         continue
                     }
                     if let columnsBase {
@@ -172,7 +194,7 @@ extension OpenBLASBackend {
                 }
             }
         }
-        withExtendedLifetime(columnsBuffer) {}
+        withExtendedLifetime((columnsBuffer, packedFilters)) {}
     }
 
     /// Output positions per plane below which the workers split a convolution's output channels
@@ -182,9 +204,11 @@ extension OpenBLASBackend {
     /// Each plane's columns built once (by all cores), then its product cut into slices of output
     /// channels, one per worker. With the engine's kernel the columns are written packed
     /// (``im2colPacked``, or the input's panels packed for a pointwise convolution) and every
-    /// slice multiplies from that one packed B; otherwise each slice's product packs its own.
+    /// slice multiplies from that one packed B; otherwise each slice's product packs its own. Each
+    /// slice's filters are kept packed as ``gemmConvolution`` keeps a group's.
     private func channelSlices(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?,
+        _ out: UnsafeMutablePointer<Float>,
         _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
         pointwise: Bool
     ) throws(TensorError) {
@@ -197,6 +221,14 @@ extension OpenBLASBackend {
         let floats = packs ? te_packed_b_floats(reduction, outCount) : pointwise ? 0 : reduction * outCount
         let columnsBuffer = floats == 0 ? nil : try HostBuffer(byteCount: floats * 4, op: "convolution")
         let panels = (outCount + Int(TE_NR) - 1) / Int(TE_NR)
+        // Per group and slice, that slice's filters kept packed.
+        let packedFilters: [HostBuffer?] = (0..<groups * slices).map { index in
+            let (group, slice) = index.quotientAndRemainder(dividingBy: slices)
+            let (first, count) = (slice * sliceRows, Swift.min(sliceRows, outPerGroup - slice * sliceRows))
+            guard packs, count > 0, let weights else { return nil }
+            return PackedWeights.shared.packedLeft(
+                w + (group * outPerGroup + first) * reduction, in: weights, m: count, k: reduction, lda: reduction)
+        }
         BLASThreads.use(1)
         for plane in 0..<planes {
             let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
@@ -222,7 +254,11 @@ extension OpenBLASBackend {
                     let first = slice * sliceRows
                     let count = Swift.min(sliceRows, outPerGroup - first)
                     guard count > 0 else { continue }
-                    if packs {
+                    if packs, let kept = packedFilters[group * slices + slice] {
+                        te_sgemm_packed_ab(
+                            count, outCount, reduction, kept.elements(as: Float.self), source, 0, outCount,
+                            result + first * outCount, outCount, 1)
+                    } else if packs {
                         te_sgemm_packed(
                             0, count, outCount, reduction, filters + first * reduction, reduction, source, 0, outCount,
                             result + first * outCount, outCount, 1)
@@ -235,7 +271,7 @@ extension OpenBLASBackend {
                 }
             }
         }
-        withExtendedLifetime(columnsBuffer) {}
+        withExtendedLifetime((columnsBuffer, packedFilters)) {}
     }
 
     /// Each output plane `(n, m)` from its one input channel `m / multiplier`: each output row

@@ -1,8 +1,9 @@
 import CIntrinsics
 import Foundation
 
-/// Right-hand operands of products packed once for the engine's AVX-512 kernel and kept while
-/// their buffer lives: a model's weights, which every prediction multiplies by.
+/// Operands of products packed once for the engine's AVX-512 kernel and kept while their buffer
+/// lives: a model's weights, which every prediction multiplies by. A matmul's weight is its
+/// right-hand operand (B); a convolution's filters are the left-hand one (A).
 ///
 /// onnxruntime packs a `MatMul`'s constant weight when the session is made; the engine's graph is
 /// rebuilt on every call and does not say which operand is a weight. What it does say: a host
@@ -20,13 +21,23 @@ final class PackedWeights: Sendable {
     let budget: Int
     private let state = Guarded(State())
 
-    /// One operand: the buffer's identity and the matrix's place and layout in it.
+    /// Which operand of a product a matrix is, each packed its own way.
+    enum Side: Hashable {
+        /// A, packed whole by `te_pack_a_whole` (row-major).
+        case left
+        /// B, packed by `te_pack_b_panels` (row-major or stored transposed).
+        case right
+    }
+
+    /// One operand: the buffer's identity and the matrix's place, side and layout in it (`k` steps
+    /// of the product, `other` rows of A or columns of B, `leading` floats between its rows).
     struct Key: Hashable {
         let buffer: ObjectIdentifier
         let byteOffset: Int
+        let side: Side
         let k: Int
-        let n: Int
-        let ldb: Int
+        let other: Int
+        let leading: Int
         let transposed: Bool
     }
 
@@ -59,11 +70,36 @@ final class PackedWeights: Sendable {
     /// first, when it does not fit the budget, or when memory runs out.
     func packed(_ b: UnsafePointer<Float>, in source: HostBuffer, transposed: Bool, k: Int, n: Int, ldb: Int,
                 workers: Int) -> HostBuffer? {
-        let bytes = te_packed_b_floats(k, n) * MemoryLayout<Float>.stride
-        guard budget > 0, bytes <= budget / 4 else { return nil }
         let key = Key(
-            buffer: ObjectIdentifier(source), byteOffset: UnsafeRawPointer(b) - UnsafeRawPointer(source.pointer), k: k,
-            n: n, ldb: ldb, transposed: transposed)
+            buffer: ObjectIdentifier(source), byteOffset: UnsafeRawPointer(b) - UnsafeRawPointer(source.pointer),
+            side: .right, k: k, other: n, leading: ldb, transposed: transposed)
+        return kept(key, source: source, floats: te_packed_b_floats(k, n)) { destination in
+            let panels = (n + TE_NR - 1) / TE_NR
+            Parallel.forEachRange(panels, parts: Swift.min(workers, panels)) { range in
+                te_pack_b_panels(transposed ? 1 : 0, k, n, b, ldb, destination, range.lowerBound, range.upperBound)
+            }
+        }
+    }
+
+    /// The packed form of row-major A (`m × k`, rows `lda` apart, at `a` inside `source`) for
+    /// `te_sgemm_packed_ab`, as ``packed(_:in:transposed:k:n:ldb:workers:)`` keeps B: `nil` on its
+    /// first sighting, packed on its second. Packing takes one thread (the callers' workers are
+    /// busy with their own pieces).
+    func packedLeft(_ a: UnsafePointer<Float>, in source: HostBuffer, m: Int, k: Int, lda: Int) -> HostBuffer? {
+        let key = Key(
+            buffer: ObjectIdentifier(source), byteOffset: UnsafeRawPointer(a) - UnsafeRawPointer(source.pointer),
+            side: .left, k: k, other: m, leading: lda, transposed: false)
+        return kept(key, source: source, floats: te_packed_a_floats(m, k)) { destination in
+            te_pack_a_whole(a, lda, m, k, destination)
+        }
+    }
+
+    /// The kept packed form for `key`, packing it with `pack` on its second sighting.
+    private func kept(
+        _ key: Key, source: HostBuffer, floats: Int, pack: (UnsafeMutablePointer<Float>) -> Void
+    ) -> HostBuffer? {
+        let bytes = floats * MemoryLayout<Float>.stride
+        guard budget > 0, bytes <= budget / 4 else { return nil }
         let known: HostBuffer?? = state.withLock { state in
             state.clock += 1
             if let entry = state.entries[key], entry.source === source {
@@ -80,12 +116,8 @@ final class PackedWeights: Sendable {
         guard case .some(let existing) = known else { return nil }
         if let existing { return existing }
         // Second sighting: pack, outside the lock (a product racing this one packs its own).
-        guard let packed = try? HostBuffer(byteCount: bytes, op: "matmul") else { return nil }
-        let panels = (n + TE_NR - 1) / TE_NR
-        let destination = packed.elements(as: Float.self)
-        Parallel.forEachRange(panels, parts: Swift.min(workers, panels)) { range in
-            te_pack_b_panels(transposed ? 1 : 0, k, n, b, ldb, destination, range.lowerBound, range.upperBound)
-        }
+        guard let packed = try? HostBuffer(byteCount: bytes, op: "pack weights") else { return nil }
+        pack(packed.elements(as: Float.self))
         state.withLock { state in
             guard let entry = state.entries[key], entry.source === source, entry.packed == nil else { return }
             entry.packed = packed
