@@ -32,19 +32,21 @@ static inline long te_depth_block(long k) {
 
 /// The micro-kernel: a tile of `rows` ≤ TE_MR rows and 32 columns, over `depth` steps of k.
 /// `a` is packed as [depth][rows]; row k of B starts `bStride` floats after row k-1 (32 for a
-/// packed panel, ldb for B read in place). The tile goes to `c` (rows `ldc` apart), replacing
+/// packed panel, ldb for B read in place), or, with `rowOffsets`, at b + rowOffsets[k] (an
+/// implicit im2col, ``te_sgemm_implicit``). The tile goes to `c` (rows `ldc` apart), replacing
 /// or added to what is there; `columns` < 32 stores only the first columns.
 static inline __attribute__((always_inline)) TE_AVX512 void
-te_tile(const int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
-        int accumulate) {
+te_tile(const int rows, long depth, const float *a, const float *b, long bStride, const long *rowOffsets, float *c,
+        long ldc, long columns, int accumulate) {
     // The loops over rows are unrolled whatever the optimisation level (the Clang importer may
     // compile for size), so that the 2 × rows sums stay in registers.
     te_float16 sum[TE_MR][2];
 #pragma clang loop unroll(full)
     for (int r = 0; r < rows; r++) { sum[r][0] = 0; sum[r][1] = 0; }
     for (long p = 0; p < depth; p++) {
-        te_float16 b0 = *(const te_float16u *)(b + p * bStride);
-        te_float16 b1 = *(const te_float16u *)(b + p * bStride + 16);
+        const float *row = rowOffsets ? b + rowOffsets[p] : b + p * bStride;
+        te_float16 b0 = *(const te_float16u *)row;
+        te_float16 b1 = *(const te_float16u *)(row + 16);
 #pragma clang loop unroll(full)
         for (int r = 0; r < rows; r++) {
             te_float16 x = a[p * rows + r];
@@ -69,25 +71,39 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
     }
 }
 
-/// The micro-kernel for each row count, so that every loop over rows is unrolled.
+/// The micro-kernel for each row count, so that every loop over rows is unrolled: B's rows
+/// `bStride` apart (`rowOffsets` NULL) or where `rowOffsets` says; each a function of its own,
+/// so that the test of `rowOffsets` folds away.
+#define TE_TILE_FOR_ROWS(OFFSETS)                                                                           \
+    switch (rows) {                                                                                      \
+    case 12: te_tile(12, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;             \
+    case 11: te_tile(11, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;             \
+    case 10: te_tile(10, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;             \
+    case 9: te_tile(9, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 8: te_tile(8, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 7: te_tile(7, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 6: te_tile(6, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 5: te_tile(5, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 4: te_tile(4, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 3: te_tile(3, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    case 2: te_tile(2, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
+    default: te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;              \
+    }
+
 static TE_AVX512 void
 te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
              int accumulate) {
-    switch (rows) {
-    case 12: te_tile(12, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 11: te_tile(11, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 10: te_tile(10, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 9: te_tile(9, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 8: te_tile(8, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 7: te_tile(7, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 6: te_tile(6, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 5: te_tile(5, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 4: te_tile(4, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 3: te_tile(3, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    case 2: te_tile(2, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    default: te_tile(1, depth, a, b, bStride, c, ldc, columns, accumulate); break;
-    }
+    TE_TILE_FOR_ROWS((const long *)0)
 }
+
+static TE_AVX512 void
+te_tile_rows_gathered(int rows, long depth, const float *a, const float *b, const long *rowOffsets, float *c,
+                      long ldc, long columns, int accumulate) {
+    const long bStride = 0;
+    __builtin_assume(rowOffsets != 0);
+    TE_TILE_FOR_ROWS(rowOffsets)
+}
+#undef TE_TILE_FOR_ROWS
 
 /// The transpose of the 16 × 16 block whose rows are `row[0...15]`: `column[q]` holds element q of
 /// every row. Four rounds of shuffles (32-bit, 64-bit, then 128-bit lanes twice).
@@ -325,12 +341,13 @@ te_pack_a_whole(const float *a, long lda, long m, long k, float *packed) {
 /// stack.
 enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC + 16 };
 
-/// The loops of ``te_sgemm_packed`` and ``te_sgemm_packed_ab``: blocks of k, blocks of A's rows,
-/// B's panels, A's tiles. A block of A comes from `packedA` (packed whole) or, when that is NULL,
-/// is packed from `a` into `scratch` (TE_PACKED_A_FLOATS floats).
+/// The loops of ``te_sgemm_packed``, ``te_sgemm_packed_ab`` and ``te_sgemm_implicit``: blocks of k,
+/// blocks of A's rows, B's panels, A's tiles. A block of A comes from `packedA` (packed whole) or,
+/// when that is NULL, is packed from `a` into `scratch` (TE_PACKED_A_FLOATS floats). B is
+/// `packedB` packed whole or, with `rowOffsets`, read where they say from `packedB`.
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedA, float *scratch,
-                const float *packedB, long j0, long j1, float *c, long ldc, int accumulate) {
+                const float *packedB, const long *rowOffsets, long j0, long j1, float *c, long ldc, int accumulate) {
     const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
     const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
     long offsets[TE_MC / TE_MR + 1];
@@ -346,11 +363,15 @@ te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda
             const float *tilesA = packedA ? packedA + p0 * m + i0 * depth : scratch;
             for (long j = j0; j < j1; j += TE_NR) {
                 const long width = j1 - j < TE_NR ? j1 - j : TE_NR;
-                const float *panel = packedB + p0 * padded + j * depth;
                 for (long t = 0; t < tiles; t++) {
-                    const long start = offsets[t];
-                    te_tile_rows((int)(offsets[t + 1] - start), depth, tilesA + start * depth, panel, TE_NR,
-                                 c + (i0 + start) * ldc + j, ldc, width, add);
+                    const long start = offsets[t], rows = offsets[t + 1] - start;
+                    float *tile = c + (i0 + start) * ldc + j;
+                    if (rowOffsets)
+                        te_tile_rows_gathered((int)rows, depth, tilesA + start * depth, packedB + j, rowOffsets + p0,
+                                              tile, ldc, width, add);
+                    else
+                        te_tile_rows((int)rows, depth, tilesA + start * depth, packedB + p0 * padded + j * depth, TE_NR,
+                                     tile, ldc, width, add);
                 }
             }
         }
@@ -365,7 +386,7 @@ static TE_AVX512 void
 te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedB, long j0,
                 long j1, float *c, long ldc, int accumulate) {
     float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
-    te_sgemm_blocks(transposeA, m, n, k, a, lda, NULL, packedA, packedB, j0, j1, c, ldc, accumulate);
+    te_sgemm_blocks(transposeA, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, accumulate);
 }
 
 /// C[m, columns j0..<j1] = A·B (or += when `accumulate`) as ``te_sgemm_packed`` computes it, with
@@ -373,7 +394,21 @@ te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda
 static TE_AVX512 void
 te_sgemm_packed_ab(long m, long n, long k, const float *packedA, const float *packedB, long j0, long j1, float *c,
                    long ldc, int accumulate) {
-    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, j0, j1, c, ldc, accumulate);
+    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, accumulate);
+}
+
+/// C[m, q0..<q1] = A·B, with A packed whole (``te_pack_a_whole``) and B never formed: element
+/// (p, q) of B is source[rowOffsets[p] + q]. This is im2col left implicit for a stride-1
+/// convolution over a padded input whose rows are `Wp` floats: output position q = oh·Wp + ow (the
+/// last columns of each row of positions fall past the output and are dropped by the caller), row
+/// p = (c, kh, kw) of the filters at c·plane + kh·dilation·Wp + kw·dilation. B's 32 columns of a
+/// step are then 32 consecutive floats of the input, read in place: no columns matrix is written.
+/// Reads reach (q1 rounded up to 32) - 1 past the largest offset; `c`'s column q is at c + q.
+static TE_AVX512 void
+te_sgemm_implicit(long m, long k, const float *packedA, const float *source, const long *rowOffsets, long q0, long q1,
+                  float *c, long ldc) {
+    __builtin_assume(rowOffsets != 0);
+    te_sgemm_blocks(0, m, q1, k, NULL, 0, packedA, NULL, source, rowOffsets, q0, q1, c, ldc, 0);
 }
 
 /// C[m, n] = A[m, k] · B[k, n] for few rows of A (at most 2 × TE_MR) and B row-major: B is read

@@ -71,6 +71,12 @@ extension Samples {
         convolutionSample(
             "groups of 30 channels, strided, rows not a multiple of 32", input([1, 8, 30, 31]), input([60, 4, 3, 3]),
             bias: true, strides: [2, 2], padding: [(1, 0), (1, 1)], groups: 2),
+        convolutionSample(
+            "stride 1: groups, dilations, asymmetric padding, batch 2", input([2, 6, 12, 10]), input([30, 3, 3, 2]),
+            bias: true, dilations: [2, 3], padding: [(2, 0), (0, 3)], groups: 2),
+        convolutionSample(
+            "1-D stride 1, wide kernel, rows over many panels", input([1, 5, 300]), input([28, 5, 7]), bias: true,
+            padding: [(3, 2)]),
     ]
 
     static let convolutionTranspose: [ParitySample] = [

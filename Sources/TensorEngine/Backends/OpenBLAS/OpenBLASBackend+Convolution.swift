@@ -45,6 +45,10 @@ extension OpenBLASBackend {
             Self.fillBias(out, bias, planes: batch * outChannels, channels: outChannels, planeCount: planeCount)
             Self.depthwise(
                 source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
+        } else if Self.convolvesImplicitly(shape) {
+            try implicitConvolution(
+                source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
+                groups: groups, outPerGroup: outPerGroup)
         } else {
             try gemmConvolution(
                 source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
