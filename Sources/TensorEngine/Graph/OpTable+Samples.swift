@@ -110,6 +110,13 @@ enum Samples {
             [SampleInput(shape: [1, 3], type: .float16), SampleInput(shape: [2, 3], type: .float16)],
             .alongAxis(.concat, 0)),
         sample("large", [SampleInput(shape: [300, 500]), SampleInput(shape: [300, 700])], .alongAxis(.concat, 1)),
+        sample(
+            "large float16, split by bytes across runs, with an empty part",
+            [
+                SampleInput(shape: [2, 37, 33, 17], type: .float16), SampleInput(shape: [2, 0, 33, 17], type: .float16),
+                SampleInput(shape: [2, 11, 33, 17], type: .float16, layout: .reversed),
+            ],
+            .alongAxis(.concat, 1)),
     ]
 
     /// Appends: the first operand is never a growable buffer here, so each result is a prefix of

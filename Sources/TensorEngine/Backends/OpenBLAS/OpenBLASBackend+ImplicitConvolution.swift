@@ -62,11 +62,12 @@ extension OpenBLASBackend {
             }
         }
         // Pieces of whole output rows of at least 128 positions; too few for the workers: slices
-        // of the output channels too, of at least one tile (12 rows).
-        let rowPieces = Swift.max(
-            1, Swift.min(outRows, Parallel.workers * MatmulSplit.piecesPerWorker, outRows * rowFloats / 128))
+        // of the output channels too, of at least one tile (12 rows), so that a worker late to
+        // wake still finds pieces to take.
+        let wanted = Parallel.workers * MatmulSplit.piecesPerWorker
+        let rowPieces = Swift.max(1, Swift.min(outRows, wanted, outRows * rowFloats / 128))
         let slices =
-            rowPieces >= Parallel.workers ? 1 : Swift.max(1, Swift.min(Parallel.workers, outPerGroup / Int(TE_MR)))
+            rowPieces >= Parallel.workers ? 1 : Swift.max(1, Swift.min(wanted / rowPieces, outPerGroup / Int(TE_MR)))
         let sliceRows = (outPerGroup + slices - 1) / slices
         let rowsPerPiece = (outRows + rowPieces - 1) / rowPieces
         let tasks = slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)

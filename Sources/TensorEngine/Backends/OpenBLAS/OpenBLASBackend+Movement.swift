@@ -63,26 +63,54 @@ extension OpenBLASBackend {
         return result
     }
 
+    /// The operands side by side along `axis`. The result is a sequence of runs, one per operand
+    /// within each index of the axes before `axis`; with few runs, the cores copy disjoint byte
+    /// ranges of the result (a CNN's concatenation of two branches is two runs of a megabyte).
     func concat(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "concat")
         let size = output.scalarType.byteCount
         let outer = output.shape[..<axis].reduce(1, *)
         let inner = output.shape[(axis + 1)...].reduce(1, *)
-        let total = output.shape[axis]
-        var start = 0
+        var sources: [(pointer: UnsafeRawPointer, run: Int)] = []
+        var owners: [Value] = []
         for input in inputs {
-            let extent = input.shape[axis]
-            defer { start += extent }
             guard input.layout.elementCount > 0 else { continue }
             let (source, owner) = try contiguous(input)
-            let run = extent * inner * size
-            for o in 0..<outer {
-                (buffer.pointer + (o * total + start) * inner * size).copyMemory(from: source + o * run, byteCount: run)
-            }
-            withExtendedLifetime(owner) {}
+            sources.append((UnsafeRawPointer(source), input.shape[axis] * inner * size))
+            owners.append(owner)
         }
+        let parts = Parallel.workerCount(forElements: output.elementCount)
+        if parts > 1, outer * sources.count <= Self.parallelConcatRuns {
+            // The runs in the result's order, then each part's bytes of them.
+            let runs = (0..<outer).flatMap { o in sources.map { (source: $0.pointer + o * $0.run, bytes: $0.run) } }
+            Parallel.forEachRange(output.elementCount * size, parts: parts, alignment: 64) { range in
+                var offset = 0
+                for run in runs {
+                    let low = Swift.max(range.lowerBound, offset)
+                    let high = Swift.min(range.upperBound, offset + run.bytes)
+                    if low < high {
+                        (buffer.pointer + low).copyMemory(from: run.source + (low - offset), byteCount: high - low)
+                    }
+                    offset += run.bytes
+                    if offset >= range.upperBound { break }
+                }
+            }
+        } else {
+            var target = buffer.pointer
+            for o in 0..<outer {
+                for source in sources {
+                    target.copyMemory(from: source.pointer + o * source.run, byteCount: source.run)
+                    target += source.run
+                }
+            }
+        }
+        withExtendedLifetime(owners) {}
         return result
     }
+
+    /// Runs of a concatenation above which the cores do not split it by bytes (each part walks
+    /// the list of runs).
+    static let parallelConcatRuns = 4096
 
     /// A concatenation into growable storage: written past the first operand in its buffer when
     /// ``AppendPlan`` says so, else into a new buffer with room to grow.
