@@ -5,7 +5,7 @@ import TensorEngineChecks
 /// `tensorplan`: dumps the compute plan of any named workload, calibrates device profiles, and
 /// lists backends. Hand-written argument parsing (no outside packages are used).
 let usage = """
-    usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure]
+    usage: tensorplan WORKLOAD [--format text|json|dot] [--policy POLICY] [--measure [--runs N]]
            tensorplan MODEL [--format text|json|dot] [--policy POLICY] [--input-shape NAME=1x128 ...]
                                  [--engine-ops]
            tensorplan calibrate
@@ -22,12 +22,14 @@ let usage = """
       --engine-ops      for a model, print the engine's own plan after the model's
       --format FORMAT   text (an aligned table, the default), json, or dot (Graphviz)
       --policy POLICY   \(ComputePolicy.names.joined(separator: ", ")) (default: auto, or TENSORENGINE_POLICY)
-      --measure         run the plan and show each operation's measured time beside its estimate
+      --measure         run the plan once to warm up, then --runs times (default: 5), and show each
+                        operation's median measured time beside its estimate
       calibrate         measure every available backend's profile (a few seconds) and store it
       devices           list backends, their devices and profiles, and why any is unavailable
       quality           estimated vs measured per-op times over every workload: Spearman rank
                         correlation and median relative error per backend, and planning cost
-      --runs N          quality: measured runs per workload, each op's median taken (default: 3)
+      --runs N          measure, quality: measured runs per workload, each op's median taken (default:
+                        5 for --measure, 3 for quality)
       --detail          quality: also a table per backend and op kind of median estimate,
                         measurement and their ratio
       --csv FILE        quality: also write every op's estimate and measured median to FILE
@@ -50,6 +52,7 @@ var format = "text"
 var policyName: String?
 var measure = false
 var qualityRuns = 3
+var measureRuns = 5
 var detail = false
 var csvPath: String?
 var positional: [String] = []
@@ -74,6 +77,7 @@ while index < arguments.count {
     case "--runs":
         guard index + 1 < arguments.count, let runs = Int(arguments[index + 1]), runs > 0 else { fail("--runs needs a positive count") }
         qualityRuns = runs
+        measureRuns = runs
         index += 2
     case "--input-shape":
         guard index + 1 < arguments.count, let equals = arguments[index + 1].firstIndex(of: "=") else {
@@ -192,9 +196,7 @@ where path.hasSuffix(".onnx") || path.hasSuffix(".mlpackage") || path.hasSuffix(
             for feature in description.outputDescriptions { print("  output \(feature)") }
             print(plan.text())
             if measure {
-                // One warm-up run first: the first touches the model's mapped weights.
-                _ = try await plan.enginePlan.measured()
-                print(try await plan.enginePlan.measured().text())
+                print(try await plan.enginePlan.measured(runs: measureRuns).text())
             } else if engineOps {
                 print(plan.enginePlan.text())
             }
@@ -209,7 +211,7 @@ case let name:
     do {
         let graph = try await workload.preparedGraph()
         var plan = try ComputePlan(for: graph(), policy: policy)
-        if measure { plan = try await plan.measured() }
+        if measure { plan = try await plan.measured(runs: measureRuns) }
         switch format {
         case "json": print(plan.json())
         case "dot": print(plan.dot())

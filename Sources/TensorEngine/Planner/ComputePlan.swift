@@ -178,11 +178,32 @@ public struct ComputePlan: Sendable {
     /// Runs the plan with a synchronisation after every step and returns the plan with each
     /// operation's measured time beside its estimate (measure mode). Results are kept too.
     public func measured() async throws(TensorError) -> ComputePlan {
+        try await measured(runs: 1, warmUp: false)
+    }
+
+    /// Runs the plan `runs` times in measure mode, after one run that is not counted when `warmUp`
+    /// (the first run of a model packs its weights and touches its memory for the first time), and
+    /// returns the plan with each operation's median measured time beside its estimate.
+    ///
+    /// - Parameters:
+    ///   - runs: the measured runs, at least 1.
+    ///   - warmUp: whether one uncounted run comes first.
+    public func measured(runs: Int, warmUp: Bool = true) async throws(TensorError) -> ComputePlan {
+        guard runs >= 1 else { throw TensorError(.invalidArgument, op: "measure", message: "measured runs must be at least 1, got \(runs)") }
         try MemoryLimit.check(plan)
-        let (results, _, timings) = try Executor(backends: Engine.shared.backends).run(plan, measure: true)
-        for (node, value) in zip(plan.targets, results) { node.store(value) }
+        let executor = Executor(backends: Engine.shared.backends)
+        if warmUp { _ = try executor.run(plan, measure: true) }
+        var samples = [[Double]](repeating: [], count: operations.count)
+        for _ in 0..<runs {
+            let (results, _, timings) = try executor.run(plan, measure: true)
+            for (node, value) in zip(plan.targets, results) { node.store(value) }
+            for index in samples.indices where index < timings.count { samples[index].append(timings[index]) }
+        }
         var copy = self
-        for index in copy.operations.indices where index < timings.count { copy.operations[index].measuredSeconds = timings[index] }
+        for index in copy.operations.indices where !samples[index].isEmpty {
+            let sorted = samples[index].sorted()
+            copy.operations[index].measuredSeconds = sorted[sorted.count / 2]
+        }
         return copy
     }
 }
