@@ -9,15 +9,16 @@
 //
 // Kernels:
 //   convolution_direct(x, xOffset, w, wOffset, bias, biasOffset, hasBias, g0, g1, g2, channels,
-//                      outChannels, inPerGroup, total, y)
+//                      outChannels, inPerGroup, total, lower, upper, y)
 //       One output y[n, m, od, oh, ow] per work-item: bias[m] plus the sum over the group's input
-//       channels and the kernel taps inside the input of x · w, w [M, C/groups, kD, kH, kW].
+//       channels and the kernel taps inside the input of x · w, w [M, C/groups, kD, kH, kW],
+//       bounded to [lower, upper] (te_clamp; -INFINITY and INFINITY for no bound).
 //   im2col(x, xOffset, g0, g1, g2, channels, inPerGroup, groups, total, cols)
 //       cols[n, g, (c, kd, kh, kw), (od, oh, ow)] = x[n, g·C/g + c, od·s - pad + kd·d, ...], 0 in the
 //       padding: the right operand of the product W[g] · cols[n, g] that gives the convolution.
 //       Moves bit patterns (E_T).
-//   add_channel_bias(y, bias, biasOffset, planeSize, channels, total)
-//       y[i] += bias[(i / planeSize) % channels].
+//   convolution_epilogue(y, bias, biasOffset, hasBias, planeSize, channels, total, lower, upper)
+//       y[i] = te_clamp(y[i] + bias[(i / planeSize) % channels]) (no bias added when hasBias is 0).
 //   max_pool(x, xOffset, g0, g1, g2, total, y)
 //       The maximum of each window's taps inside the input; a NaN wins (floats); a window that
 //       misses the input gives -infinity (int32: INT_MIN).
@@ -38,6 +39,13 @@
 #define ACC_IS_FLOAT 1
 #endif
 
+// min(max(v, lower), upper) with a NaN kept: an activation fused into a convolution (ReLU is
+// lower 0, upper INFINITY; upper wins where lower > upper, as ONNX's Clip).
+inline float te_clamp(float v, float lower, float upper) {
+    float raised = v <= lower ? lower : v;
+    return raised >= upper ? upper : raised;
+}
+
 // The taps t in 0..<k whose position start + t·d lies in [low, high).
 inline int te_tap_count(int start, int k, int d, int low, int high) {
     int count = 0;
@@ -50,7 +58,8 @@ inline int te_tap_count(int start, int k, int d, int low, int high) {
 
 __kernel void convolution_direct(__global const IN_T* x, int xOffset, __global const IN_T* w, int wOffset,
                                  __global const IN_T* bias, int biasOffset, int hasBias, int8 g0, int8 g1, int8 g2,
-                                 int channels, int outChannels, int inPerGroup, int total, __global OUT_T* y) {
+                                 int channels, int outChannels, int inPerGroup, int total, float lower, float upper,
+                                 __global OUT_T* y) {
     int g = get_global_id(0);
     if (g >= total) return;
     int ow = g % g1.s0;
@@ -84,7 +93,7 @@ __kernel void convolution_direct(__global const IN_T* x, int xOffset, __global c
             }
         }
     }
-    OUT_STORE(y, g, acc);
+    OUT_STORE(y, g, te_clamp(acc, lower, upper));
 }
 
 __kernel void im2col(__global const E_T* x, int xOffset, int8 g0, int8 g1, int8 g2, int channels, int inPerGroup,
@@ -118,12 +127,13 @@ __kernel void im2col(__global const E_T* x, int xOffset, int8 g0, int8 g1, int8 
     cols[g] = value;
 }
 
-__kernel void add_channel_bias(__global OUT_T* y, __global const IN_T* bias, int biasOffset, int planeSize,
-                               int channels, int total) {
+__kernel void convolution_epilogue(__global OUT_T* y, __global const IN_T* bias, int biasOffset, int hasBias,
+                                   int planeSize, int channels, int total, float lower, float upper) {
     int g = get_global_id(0);
     if (g >= total) return;
-    float value = (float)IN_LOAD(y, g) + (float)IN_LOAD(bias, biasOffset + (g / planeSize) % channels);
-    OUT_STORE(y, g, value);
+    float value = (float)IN_LOAD(y, g);
+    if (hasBias) value += (float)IN_LOAD(bias, biasOffset + (g / planeSize) % channels);
+    OUT_STORE(y, g, te_clamp(value, lower, upper));
 }
 
 // The output position of work-item g and the first input position of its window per axis.

@@ -15,14 +15,14 @@ extension Samples {
     private static func convolutionSample(
         _ label: String, _ x: SampleInput, _ w: SampleInput, bias: Bool = false, strides: [Int]? = nil,
         dilations: [Int]? = nil, padding: [(Int, Int)]? = nil, groups: Int = 1, outputPadding: [Int]? = nil,
-        transposed: Bool = false
+        transposed: Bool = false, clamp: OutputClamp? = nil
     ) -> ParitySample {
         let rank = x.shape.count - 2
         let geometry = ConvolutionGeometry(
             strides: strides ?? Array(repeating: 1, count: rank),
             dilations: dilations ?? Array(repeating: 1, count: rank),
             padding: pads(padding ?? Array(repeating: (0, 0), count: rank)), groups: groups,
-            outputPadding: outputPadding ?? Array(repeating: 0, count: rank))
+            outputPadding: outputPadding ?? Array(repeating: 0, count: rank), clamp: clamp)
         let channels = transposed ? w.shape[1] * groups : w.shape[0]
         let inputs = [x, w] + (bias ? [SampleInput(shape: [channels], type: x.type)] : [])
         let kernel = w.shape.dropFirst(2).reduce(1, *)
@@ -77,6 +77,30 @@ extension Samples {
         convolutionSample(
             "1-D stride 1, wide kernel, rows over many panels", input([1, 5, 300]), input([28, 5, 7]), bias: true,
             padding: [(3, 2)]),
+        // Activations fused into the epilogue, on every path: read in place, im2col, pointwise,
+        // channel slices, both depthwise kernels, half precision.
+        convolutionSample(
+            "stride 1 with relu", input([1, 16, 12, 12]), input([24, 16, 3, 3]), bias: true,
+            padding: [(1, 1), (1, 1)], clamp: .relu),
+        convolutionSample(
+            "strided, clipped to [-0.5, 0.5]", input([1, 8, 17, 15]), input([12, 8, 3, 3]), bias: true,
+            strides: [2, 2], padding: [(1, 1), (1, 1)], clamp: OutputClamp(lower: -0.5, upper: 0.5)),
+        convolutionSample("1x1 with relu", input([2, 16, 9, 9]), input([8, 16, 1, 1]), bias: true, clamp: .relu),
+        convolutionSample(
+            "small plane, output channels split, relu", input([1, 64, 7, 7]), input([130, 64, 3, 3]),
+            padding: [(1, 1), (1, 1)], clamp: .relu),
+        convolutionSample(
+            "depthwise, clipped to [0, 0.6]", input([1, 8, 10, 70]), input([8, 1, 3, 3]), bias: true, padding: [(1, 1), (1, 1)],
+            groups: 8, clamp: OutputClamp(lower: 0, upper: 0.6)),
+        convolutionSample(
+            "depthwise, row stride 2, relu", input([1, 4, 9, 9]), input([8, 1, 3, 3]), bias: true, strides: [2, 2],
+            groups: 4, clamp: .relu),
+        convolutionSample(
+            "float16, relu", input([1, 2, 5, 5], .float16), input([3, 2, 3, 3], .float16), bias: true,
+            padding: [(1, 1), (1, 1)], clamp: .relu),
+        convolutionSample(
+            "lower bound above the upper one: all upper", input([1, 3, 6, 6]), input([4, 3, 3, 3]),
+            clamp: OutputClamp(lower: 1, upper: -1)),
     ]
 
     static let convolutionTranspose: [ParitySample] = [
@@ -91,6 +115,9 @@ extension Samples {
         convolutionSample(
             "asymmetric padding", input([1, 2, 4, 3]), input([2, 2, 3, 3]), strides: [2, 1], padding: [(0, 2), (1, 0)],
             transposed: true),
+        convolutionSample(
+            "stride 2 with bias and relu", input([1, 3, 4, 4]), input([3, 2, 3, 3]), bias: true, strides: [2, 2],
+            transposed: true, clamp: .relu),
     ]
 
     /// A pooling sample of `kind` over `x`.

@@ -16,20 +16,35 @@ package final class ConvolutionGeometry: Sendable, Hashable {
     /// Extra extent at the end of each axis of a transposed convolution's result; zeros for a
     /// convolution.
     package let outputPadding: [Int]
+    /// A bound applied to every result after the bias (an activation fused into the
+    /// convolution's epilogue by an importer: ONNX's `Relu` or `Clip` after a `Conv`); `nil`
+    /// for none. A transposed convolution's decomposition passes it to its forward convolution.
+    package let clamp: OutputClamp?
 
-    package init(strides: [Int], dilations: [Int], padding: [Padding], groups: Int, outputPadding: [Int]) {
+    package init(
+        strides: [Int], dilations: [Int], padding: [Padding], groups: Int, outputPadding: [Int],
+        clamp: OutputClamp? = nil
+    ) {
         self.strides = strides
         self.dilations = dilations
         self.padding = padding
         self.groups = groups
         self.outputPadding = outputPadding
+        self.clamp = clamp
     }
 
     var spatialRank: Int { strides.count }
 
+    /// The same geometry with its results bounded by `clamp`.
+    package func clamped(_ clamp: OutputClamp) -> ConvolutionGeometry {
+        ConvolutionGeometry(
+            strides: strides, dilations: dilations, padding: padding, groups: groups, outputPadding: outputPadding,
+            clamp: clamp)
+    }
+
     package static func == (a: ConvolutionGeometry, b: ConvolutionGeometry) -> Bool {
         a.strides == b.strides && a.dilations == b.dilations && a.padding == b.padding && a.groups == b.groups
-            && a.outputPadding == b.outputPadding
+            && a.outputPadding == b.outputPadding && a.clamp == b.clamp
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -38,6 +53,36 @@ package final class ConvolutionGeometry: Sendable, Hashable {
         hasher.combine(padding)
         hasher.combine(groups)
         hasher.combine(outputPadding)
+        hasher.combine(clamp)
+    }
+}
+
+/// Results bounded below and above, as ONNX's `Clip` bounds them: `min(max(y, lower), upper)`
+/// with a NaN kept (`upper` wins where `lower > upper`, and a zero `lower` makes `-0` into `+0`,
+/// as `relu` does). `relu` is `OutputClamp(lower: 0, upper: .infinity)`.
+package struct OutputClamp: Sendable, Hashable {
+    package let lower: Float
+    package let upper: Float
+
+    package init(lower: Float, upper: Float) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// `max(y, 0)`: ReLU.
+    package static let relu = OutputClamp(lower: 0, upper: .infinity)
+
+    /// `y` bounded, one value (the scalar form of every backend's vector code).
+    @inline(__always)
+    package func apply(_ y: Float) -> Float {
+        let low = y <= lower ? lower : y
+        return low >= upper ? upper : low
+    }
+
+    /// `y` bounded in `Double` (the reference sums in `Double`).
+    package func apply(_ y: Double) -> Double {
+        let low = y <= Double(lower) ? Double(lower) : y
+        return low >= Double(upper) ? Double(upper) : low
     }
 }
 

@@ -168,6 +168,19 @@ extension Tensor {
         }
     }
 
+    /// This convolution with its results bounded by `clamp` in its epilogue: a new convolution of
+    /// the same operands, so an importer that knows nothing else reads this result fuses an
+    /// activation (ONNX's `Relu`, `Clip`) into it. `nil` when this tensor is not a `float32` or
+    /// `float16` convolution without a bound and not yet computed; the activation is then
+    /// recorded apart.
+    package func fusingClamp(_ clamp: OutputClamp) -> Tensor? {
+        guard let node, node.op.kind == .convolution, node.storedResult == nil,
+            node.signature.scalarType == .float32 || node.signature.scalarType == .float16,
+            case .convolution(let geometry) = node.op.attributes, geometry.clamp == nil
+        else { return nil }
+        return Tensor.record(.convolution(geometry.clamped(clamp)), node.inputs.map(Tensor.init(node:)), at: node.location)
+    }
+
     /// Records a convolution of `x` with `weight` (and `bias`): the strides and dilations filled
     /// with ones, checked against the operands, and the padding resolved, then `makeOp`.
     private static func recordConvolution(

@@ -30,6 +30,64 @@ import Testing
         #expect(try await ONNXFixture.maximumDifference(logits, expected) <= 1e-4)
     }
 
+    /// `Relu` and `Clip` after a `Conv` run as the convolution's epilogue (the plan shows them
+    /// fused), with the results of the unfused ops recorded through the tensor API on the
+    /// reference; a convolution whose result is also a graph output keeps its activation apart.
+    @Test func activationsFuseIntoTheirConvolutions() async throws {
+        let nodes = [
+            TestNode(op: "Conv", inputs: ["x", "w", "b"], outputs: ["c"], attributes: [("pads", .ints([1, 1, 1, 1]))]),
+            TestNode(op: "Relu", inputs: ["c"], outputs: ["r"]),
+            TestNode(op: "Conv", inputs: ["r", "v"], outputs: ["d"], attributes: [("strides", .ints([2, 2]))]),
+            TestNode(
+                op: "Clip", inputs: ["d"], outputs: ["y"], attributes: [("min", .float(-0.25)), ("max", .float(0.5))]),
+            TestNode(op: "Conv", inputs: ["x", "v2"], outputs: ["kept"]),
+            TestNode(op: "Relu", inputs: ["kept"], outputs: ["z"]),
+        ]
+        // Opset 6: Clip's bounds are attributes.
+        let bytes = ONNXBytes.model(
+            opset: 6, nodes: nodes,
+            inputs: [("x", [1, 2, 7, 6]), ("w", [4, 2, 3, 3]), ("b", [4]), ("v", [3, 4, 3, 3]), ("v2", [2, 2, 1, 1])],
+            outputs: ["y", "z", "kept"])
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fusion-\(UUID().uuidString).onnx")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let model = try ONNXModel(contentsOf: url)
+        func values(_ shape: [Int], seed: Int) -> Tensor {
+            let count = shape.reduce(1, *)
+            return Tensor(shape: shape, scalars: (0..<count).map { Float(($0 * 37 + seed * 11) % 23) / 11 - 1 })
+        }
+        let (x, w, b) = (values([1, 2, 7, 6], seed: 1), values([4, 2, 3, 3], seed: 2), values([4], seed: 3))
+        let (v, v2) = (values([3, 4, 3, 3], seed: 4), values([2, 2, 1, 1], seed: 5))
+        let inputs = ["x": x, "w": w, "b": b, "v": v, "v2": v2]
+        let r = x.convolution(weight: w, bias: b, padding: .explicit([(1, 1), (1, 1)])).relu()
+        let y = r.convolution(weight: v, strides: [2, 2]).clamped(to: -0.25...0.5)
+        let kept = x.convolution(weight: v2)
+        let expected = try await withComputePolicy(.only(.naive)) {
+            ["y": try await y.shapedArray(of: Float.self), "z": try await kept.relu().shapedArray(of: Float.self),
+             "kept": try await kept.shapedArray(of: Float.self)]
+        }
+        // Both bounds bite.
+        let bounded = try #require(expected["y"]).scalars
+        #expect(bounded.contains(0.5) && bounded.contains(-0.25))
+        for policy in ONNXFixture.policies {
+            let outputs = try await model.prediction(from: inputs, policy: policy)
+            for name in ["y", "z", "kept"] {
+                let got = try await #require(outputs[name]).shapedArray(of: Float.self)
+                let want = try #require(expected[name])
+                #expect(got.shape == want.shape)
+                let difference = zip(got.scalars, want.scalars).map { Swift.abs($0 - $1) }.max() ?? 0
+                #expect(difference <= 1e-5, "\(name) on \(policy): \(difference)")
+            }
+        }
+        let plan = try await ComputePlan.load(contentsOf: url, configuration: ModelConfiguration())
+        guard case .program(let program) = plan.modelStructure, let main = program.functions["main"] else {
+            Issue.record("no main function")
+            return
+        }
+        let fused = main.block.operations.filter { plan.deviceUsage(for: $0) == nil }.map(\.operatorName)
+        #expect(fused == ["Relu", "Clip"])
+    }
+
     /// ResNet50, SqueezeNet, VGG19, DenseNet121, AlexNet, GoogLeNet, Inception v2, ShuffleNet and
     /// ZFNet with constant weights, on ONNX's runner inputs, against their stored outputs, on the
     /// fast backends (the naive reference takes three minutes for the nine, at 0.4 GFLOP/s;

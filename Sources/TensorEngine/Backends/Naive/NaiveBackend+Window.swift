@@ -4,7 +4,7 @@
 extension NaiveBackend {
     /// `y[n, m, o...] = bias[m] + Σ_{c, t} x[n, g·C/g + c, o·stride - pad + t·dilation] · w[m, c, t]`
     /// over the input channels `c` of output channel `m`'s group `g` and the kernel taps `t` that
-    /// land inside the input (the padding reads as zeros).
+    /// land inside the input (the padding reads as zeros), then bounded by the geometry's clamp.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -44,7 +44,7 @@ extension NaiveBackend {
                             total += xValue * wValue
                         }
                     }
-                    out.setDouble(total, index)
+                    out.setDouble(geometry.clamp?.apply(total) ?? total, index)
                     index += 1
                 }
             }

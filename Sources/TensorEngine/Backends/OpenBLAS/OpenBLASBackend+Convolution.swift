@@ -9,7 +9,8 @@ extension OpenBLASBackend {
     /// stride 1 without padding reads the input itself as `cols`; a depthwise convolution (one
     /// input channel per output channel) runs a direct kernel instead, one output plane per task.
     /// The bias is written first (by each piece, into its own part of the output) and the
-    /// products accumulate onto it.
+    /// products accumulate onto it; an activation fused in (the geometry's clamp) bounds each
+    /// piece's results once its product is done, while they are in cache.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -34,7 +35,7 @@ extension OpenBLASBackend {
             let (b, bOwner): (UnsafeMutableRawPointer?, Value?) = inputs.count > 2 ? try contiguous(inputs[2]) : (nil, nil)
             Self.stripedDepthwise(
                 source, filters, b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }, out, shape,
-                planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
+                planes: batch * outChannels, channels: channels, multiplier: outPerGroup, clamp: geometry.clamp)
             withExtendedLifetime((xOwner, wOwner, bOwner)) {}
             return result
         }
@@ -44,15 +45,16 @@ extension OpenBLASBackend {
         if inPerGroup == 1 {
             Self.fillBias(out, bias, planes: batch * outChannels, channels: outChannels, planeCount: planeCount)
             Self.depthwise(
-                source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup)
+                source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup,
+                clamp: geometry.clamp)
         } else if Self.convolvesImplicitly(shape) {
             try implicitConvolution(
                 source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
-                groups: groups, outPerGroup: outPerGroup)
+                groups: groups, outPerGroup: outPerGroup, clamp: geometry.clamp)
         } else {
             try gemmConvolution(
                 source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
-                groups: groups, outPerGroup: outPerGroup)
+                groups: groups, outPerGroup: outPerGroup, clamp: geometry.clamp)
         }
         withExtendedLifetime((xOwner, wOwner, bOwner)) {}
         return result
@@ -78,7 +80,7 @@ extension OpenBLASBackend {
     private func gemmConvolution(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ bias: UnsafePointer<Float>?,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
-        batch: Int, channels: Int, groups: Int, outPerGroup: Int
+        batch: Int, channels: Int, groups: Int, outPerGroup: Int, clamp: OutputClamp?
     ) throws(TensorError) {
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
@@ -120,7 +122,7 @@ extension OpenBLASBackend {
             Self.fillBias(out, bias, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
             try channelSlices(
                 x, w, in: weights, out, shape, planes: planes, channels: channels, groups: groups,
-                outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise)
+                outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise, clamp: clamp)
             return
         }
         let chunksPerPlane = Swift.max(1, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
@@ -184,6 +186,7 @@ extension OpenBLASBackend {
                                 0, outPerGroup, columnsWidth, reduction, filters, reduction, packed, 0, columnsWidth,
                                 result, outCount, 1)
                         }
+                        clamp?.apply(to: result, rows: outPerGroup, count: columnsWidth, rowStride: outCount)
                         continue
                     }
                     if let columnsBase {
@@ -195,6 +198,7 @@ extension OpenBLASBackend {
                     HostProducts.multiply(
                         transposeA: false, transposeB: false, m: outPerGroup, n: columnsWidth, k: reduction,
                         filters, lda: reduction, source, ldb: leading, result, ldc: outCount, accumulate: true)
+                    clamp?.apply(to: result, rows: outPerGroup, count: columnsWidth, rowStride: outCount)
                 }
             }
         }
@@ -214,7 +218,7 @@ extension OpenBLASBackend {
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?,
         _ out: UnsafeMutablePointer<Float>,
         _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
-        pointwise: Bool
+        pointwise: Bool, clamp: OutputClamp?
     ) throws(TensorError) {
         let (inCount, outCount) = (shape.inputCount, shape.outputCount)
         let inPerGroup = channels / groups
@@ -272,6 +276,7 @@ extension OpenBLASBackend {
                             filters + first * reduction, lda: reduction, source, ldb: outCount,
                             result + first * outCount, ldc: outCount, accumulate: true)
                     }
+                    clamp?.apply(to: result + first * outCount, count: count * outCount)
                 }
             }
         }
@@ -283,7 +288,7 @@ extension OpenBLASBackend {
     private static func depthwise(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
         _ shape: WindowShape3D,
-        planes: Int, channels: Int, multiplier: Int
+        planes: Int, channels: Int, multiplier: Int, clamp: OutputClamp?
     ) {
         let outChannels = channels * multiplier
         let taps = shape.kernelCount
@@ -315,6 +320,7 @@ extension OpenBLASBackend {
                         }
                     }
                 }
+                clamp?.apply(to: result, count: shape.outputCount)
             }
         }
     }

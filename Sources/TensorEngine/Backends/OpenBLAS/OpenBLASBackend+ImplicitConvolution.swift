@@ -37,12 +37,12 @@ extension OpenBLASBackend {
     /// The convolution, batch by batch and group by group: the group's input padded into planes
     /// (by all cores), then pieces of whole output rows (or, for planes of few positions, slices
     /// of the output channels) each computed into scratch on the flat grid and copied out row by
-    /// row with the bias. The filters are packed whole (kept by ``PackedWeights`` when they sit in
+    /// row with the bias (and bounded by `clamp`, an activation fused in). The filters are packed whole (kept by ``PackedWeights`` when they sit in
     /// `weights`, a model's constant).
     func implicitConvolution(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ bias: UnsafePointer<Float>?,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, batch: Int, channels: Int, groups: Int,
-        outPerGroup: Int
+        outPerGroup: Int, clamp: OutputClamp?
     ) throws(TensorError) {
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
@@ -111,7 +111,7 @@ extension OpenBLASBackend {
                                 for row in 0..<rows {
                                     let source = grid + channel * positions + row * rowFloats
                                     let target = result + outChannel * shape.outputCount + (firstRow + row) * outColumns
-                                    for column in 0..<outColumns { target[column] = source[column] + shift }
+                                    Self.copyOut(source, target, count: outColumns, shift: shift, clamp)
                                 }
                             }
                         }

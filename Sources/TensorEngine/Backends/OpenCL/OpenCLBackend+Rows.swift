@@ -95,7 +95,7 @@ extension OpenCLBackend {
                                global: [rows * group], local: [group])
         case .softmaxRows, .logSoftmaxRows, .stridedCopy, .transposeTiled, .fill, .reduceRows, .argReduceRows, .topKRows,
             .gather, .scatter, .matmulTiled, .matmulBlocked, .matmulPackB, .elementwise, .elementwise8, .convolutionDirect,
-            .im2col, .addChannelBias, .maxPool, .averagePool:
+            .im2col, .convolutionEpilogue, .maxPool, .averagePool:
             try runtime.launch(kernel, [.buffer(source), .int(offset), .int(Int32(cols)), .buffer(target)], global: [rows * group], local: [group])
         }
         if !last {

@@ -33,7 +33,7 @@ extension OpenCLBackend {
     /// bias and those whose columns would not fit one allocation by the direct kernel; the others
     /// as the batched product
     /// `W[g] · cols[n, g]` over im2col's columns, through the device's matmul kernels, then
-    /// the bias.
+    /// the bias and a fused activation's bounds (`convolution_epilogue`).
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -55,6 +55,10 @@ extension OpenCLBackend {
         let (w, wOffset) = try contiguousData(inputs[1], op: "convolution")
         let window = Self.geometry(shape, after: Self.after(geometry.padding), countsPadding: false)
         let options = Self.options(type)
+        // A fused activation's bounds; -∞ and +∞ leave every result as it is.
+        let bounds: [KernelArgument] = [
+            .float(geometry.clamp?.lower ?? -.infinity), .float(geometry.clamp?.upper ?? .infinity),
+        ]
         // A half-precision product is rounded before a bias is added: with a bias, the direct
         // kernel, which rounds the whole sum once, as the reference does.
         let roundsOnce = type == .float32 || inputs.count == 2
@@ -70,8 +74,8 @@ extension OpenCLBackend {
                 ] + window
                     + [
                         .int(Int32(channels)), .int(Int32(outChannels)), .int(Int32(inPerGroup)),
-                        .int(Int32(output.elementCount)), .buffer(out),
-                    ],
+                        .int(Int32(output.elementCount)),
+                    ] + bounds + [.buffer(out)],
                 count: output.elementCount)
             return result
         }
@@ -99,16 +103,15 @@ extension OpenCLBackend {
             filters, columnsValue,
             TensorSignature(shape: [batch, groups, outPerGroup, shape.outputCount], scalarType: type))
         let out = try deviceBuffer(product, op: "convolution")
-        if inputs.count > 2 {
-            let (bias, biasOffset) = try contiguousData(inputs[2], op: "convolution")
-            let kernel = try runtime.kernel(.addChannelBias, family: .window, options: options)
+        if inputs.count > 2 || geometry.clamp != nil {
+            let (bias, biasOffset) = inputs.count > 2 ? try contiguousData(inputs[2], op: "convolution") : (out, 0)
+            let kernel = try runtime.kernel(.convolutionEpilogue, family: .window, options: options)
             try runtime.launch1D(
                 kernel,
                 [
-                    .buffer(out), .buffer(bias), .int(biasOffset), .int(Int32(shape.outputCount)),
-                    .int(Int32(outChannels)),
-                    .int(Int32(output.elementCount)),
-                ],
+                    .buffer(out), .buffer(bias), .int(biasOffset), .int(inputs.count > 2 ? 1 : 0),
+                    .int(Int32(shape.outputCount)), .int(Int32(outChannels)), .int(Int32(output.elementCount)),
+                ] + bounds,
                 count: output.elementCount)
         }
         return Value(buffer: out, layout: Layout(contiguous: output.shape), scalarType: type)

@@ -57,7 +57,7 @@ package enum KernelName: String, Sendable, Hashable {
     case matmulPackB = "matmul_pack_b"
     case convolutionDirect = "convolution_direct"
     case im2col
-    case addChannelBias = "add_channel_bias"
+    case convolutionEpilogue = "convolution_epilogue"
     case maxPool = "max_pool"
     case averagePool = "average_pool"
     /// The generated kernel of an elementwise op or fused region.

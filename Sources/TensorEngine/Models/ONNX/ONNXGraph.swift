@@ -39,6 +39,9 @@ final class ONNXGraph: Sendable {
     /// the normalization (the convolution is lowered at the normalization's turn), and back.
     private let foldedConvolutions: [Int: Int]
     private let deferredConvolutions: Set<Int>
+    /// `Relu` and `Clip` nodes fused into the `Conv` whose result they alone read, by the
+    /// activation's position, with the convolution's (``ONNXActivationFusion``).
+    private let fusedActivations: [Int: Int]
 
     init(model: ONNXModelProto, source: ONNXDataSource) throws(ModelError) {
         self.source = source
@@ -80,6 +83,8 @@ final class ONNXGraph: Sendable {
             nodes, initializers: Set(initializers.keys), graphOutputs: Set(graph.outputs.map(\.name)))
         foldedConvolutions = Dictionary(uniqueKeysWithValues: folds.map { ($0.value, $0.key) })
         deferredConvolutions = Set(folds.keys)
+        fusedActivations = ONNXActivationFusion.pairs(
+            nodes, graphOutputs: Set(graph.outputs.map(\.name)), foldedConvolutions: foldedConvolutions)
     }
 
     /// The nodes in dependency order (Kahn's algorithm; ONNX asks exporters for this order, not
@@ -182,6 +187,10 @@ final class ONNXGraph: Sendable {
             if let convolution = foldedConvolutions[index] {
                 results = try ONNXBatchNormFolding.lower(try self.context(convolution, values, state), context)
                 trace?.folded.insert(index)
+                if let trace { for result in results { trace.mark(result, origin: convolution) } }
+            } else if let convolution = fusedActivations[index], let fused = try ONNXActivationFusion.lower(context) {
+                // The activation is the convolution's epilogue: its engine operation is the convolution's.
+                results = fused
                 if let trace { for result in results { trace.mark(result, origin: convolution) } }
             } else {
                 results = try known.lower(context)
