@@ -77,6 +77,13 @@ extension Samples {
         convolutionSample(
             "1-D stride 1, wide kernel, rows over many panels", input([1, 5, 300]), input([28, 5, 7]), bias: true,
             padding: [(3, 2)]),
+        // Strided windows read in place from phase planes (2 × 2 and 4 × 4 phases, 3 channels).
+        convolutionSample(
+            "7x7 stride 2 over 3 channels", input([1, 3, 30, 29]), input([16, 3, 7, 7]), bias: true, strides: [2, 2],
+            padding: [(3, 3), (3, 3)]),
+        convolutionSample(
+            "11x11 stride 4, odd padding", input([1, 3, 41, 40]), input([8, 3, 11, 11]), strides: [4, 4],
+            padding: [(2, 1), (0, 3)]),
         // Activations fused into the epilogue, on every path: read in place, im2col, pointwise,
         // channel slices, both depthwise kernels, half precision.
         convolutionSample(

@@ -5,20 +5,22 @@
 extension OutputClamp {
     typealias Lanes = SIMD16<Float>
 
-    /// `count` floats at `values` bounded in place.
+    /// `count` floats at `values` bounded in place. A run of a vector or more ends with a whole
+    /// vector that overlaps the one before it (bounding twice changes nothing).
     func apply(to values: UnsafeMutablePointer<Float>, count: Int) {
+        guard count >= Lanes.scalarCount else {
+            for index in 0..<count { values[index] = apply(values[index]) }
+            return
+        }
         let (low, high) = (Lanes(repeating: lower), Lanes(repeating: upper))
         let raw = UnsafeMutableRawPointer(values)
         var index = 0
-        while index &+ Lanes.scalarCount <= count {
-            let offset = index &* MemoryLayout<Float>.stride
+        while true {
+            let offset = Swift.min(index, count &- Lanes.scalarCount) &* MemoryLayout<Float>.stride
             let bounded = Self.bound(raw.loadUnaligned(fromByteOffset: offset, as: Lanes.self), low, high)
             raw.storeBytes(of: bounded, toByteOffset: offset, as: Lanes.self)
             index &+= Lanes.scalarCount
-        }
-        while index < count {
-            values[index] = apply(values[index])
-            index &+= 1
+            if index >= count { return }
         }
     }
 
@@ -36,28 +38,28 @@ extension OutputClamp {
 }
 
 extension OpenBLASBackend {
-    /// `count` floats from `source` to `target`, each plus `shift` and bounded by `clamp`.
+    /// `count` floats from `source` to `target` (apart), each plus `shift` and bounded by
+    /// `clamp` (by -∞ and +∞, which change nothing, without one). A run of a vector or more ends
+    /// with a whole vector that overlaps the one before it, writing the same values again.
     static func copyOut(
         _ source: UnsafePointer<Float>, _ target: UnsafeMutablePointer<Float>, count: Int, shift: Float,
         _ clamp: OutputClamp?
     ) {
-        guard let clamp else {
-            for column in 0..<count { target[column] = source[column] + shift }
+        let bounds = clamp ?? OutputClamp(lower: -.infinity, upper: .infinity)
+        guard count >= OutputClamp.Lanes.scalarCount else {
+            for index in 0..<count { target[index] = bounds.apply(source[index] + shift) }
             return
         }
         typealias Lanes = OutputClamp.Lanes
-        let (low, high, add) = (Lanes(repeating: clamp.lower), Lanes(repeating: clamp.upper), Lanes(repeating: shift))
+        let (low, high, add) = (Lanes(repeating: bounds.lower), Lanes(repeating: bounds.upper), Lanes(repeating: shift))
         let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
         var index = 0
-        while index &+ Lanes.scalarCount <= count {
-            let offset = index &* MemoryLayout<Float>.stride
+        while true {
+            let offset = Swift.min(index, count &- Lanes.scalarCount) &* MemoryLayout<Float>.stride
             let sum = from.loadUnaligned(fromByteOffset: offset, as: Lanes.self) + add
             to.storeBytes(of: OutputClamp.bound(sum, low, high), toByteOffset: offset, as: Lanes.self)
             index &+= Lanes.scalarCount
-        }
-        while index < count {
-            target[index] = clamp.apply(source[index] + shift)
-            index &+= 1
+            if index >= count { return }
         }
     }
 }

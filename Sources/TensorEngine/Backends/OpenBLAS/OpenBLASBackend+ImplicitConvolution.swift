@@ -1,37 +1,62 @@
 import CIntrinsics
 
-/// Stride-1 convolutions as products whose columns matrix is never written (implicit im2col).
+/// Convolutions over one or two spatial axes as products whose columns matrix is never written
+/// (implicit im2col).
 ///
-/// Each input channel is copied once into a zero-padded plane whose rows hold `Wp = Wout + (kW - 1)·dW`
-/// floats. Output position (oh, ow) is then flat position `q = oh·Wp + ow`, and tap (c, kh, kw) of
-/// every position reads the padded plane at `q + c·plane + kh·dH·Wp + kw·dW`: 32 consecutive
-/// positions read 32 consecutive floats, which the product kernel loads in place
-/// (`te_sgemm_implicit`). A row of positions holds `Wp - Wout` positions past the output (their
-/// windows run into the next row); they are computed and dropped. im2col wrote `C·kH·kW` floats per
-/// output position that the kernel read back from memory; the padded planes are about the input's
-/// size and stay in cache while every tap reads them.
+/// Each input channel is copied once into zero-padded phase planes: with strides (sH, sW), phase
+/// (ph, pw) holds the padded input's rows `i·sH + ph` and columns `j·sW + pw`, in rows of
+/// `Wq = Wout + ⌊(kW - 1)·dW / sW⌋` floats (at stride 1, one phase: the padded plane itself). Tap
+/// (kh, kw) reads phase `(kh·dH mod sH, kw·dW mod sW)` at row and column offsets
+/// `(⌊kh·dH / sH⌋, ⌊kw·dW / sW⌋)`, so output position (oh, ow) is flat position `q = oh·Wq + ow`
+/// and every tap of 32 consecutive positions reads 32 consecutive floats of one phase plane,
+/// which the product kernel loads in place (`te_sgemm_implicit`). A row of positions holds
+/// `Wq - Wout` positions past the output (their windows run into the next row); they are
+/// computed and dropped. im2col wrote `C·kH·kW` floats per output position that the kernel read
+/// back from memory; the phase planes together are about the input's size and stay in cache
+/// while every tap reads them.
 extension OpenBLASBackend {
     /// Whether ``implicitConvolution`` computes a convolution: the engine's AVX-512 product
-    /// kernel, at most two spatial axes, unit strides, a window of more than one tap (a pointwise
-    /// convolution's input is already its columns), and padded planes at most a few times the
-    /// size of the input and output planes (huge paddings and dilations go through im2col).
+    /// kernel, at most two spatial axes, a window of more than one tap (a pointwise
+    /// convolution's input is already its columns, or a strided one's a plain copy), and phase
+    /// planes at most a few times the size of the input and output planes (huge paddings and
+    /// dilations go through im2col).
     static func convolvesImplicitly(_ shape: WindowShape3D) -> Bool {
         guard HostProducts.kernel == .avx512, shape.input[0] == 1, shape.kernel[0] == 1, shape.output[0] == 1,
-            shape.strides[1] == 1, shape.strides[2] == 1, shape.kernelCount > 1,
-            let plane = paddedPlaneFloats(shape)
+            shape.kernelCount > 1, let phases = PhasePlanes(shape)
         else { return false }
-        return plane <= 4 * Swift.max(shape.input[1] * shape.input[2], shape.outputCount) + 4096
+        return phases.channelFloats <= 4 * Swift.max(shape.input[1] * shape.input[2], shape.outputCount) + 4096
     }
 
-    /// Floats in one padded plane (`Hp · Wp`), or `nil` when the count overflows.
-    private static func paddedPlaneFloats(_ shape: WindowShape3D) -> Int? {
-        let (rows, rowsOverflow) = (shape.kernel[1] - 1).multipliedReportingOverflow(by: shape.dilations[1])
-        let (columns, columnsOverflow) = (shape.kernel[2] - 1).multipliedReportingOverflow(by: shape.dilations[2])
-        guard !rowsOverflow, !columnsOverflow else { return nil }
-        let (height, heightOverflow) = shape.output[1].addingReportingOverflow(rows)
-        let (width, widthOverflow) = shape.output[2].addingReportingOverflow(columns)
-        let (plane, planeOverflow) = height.multipliedReportingOverflow(by: width)
-        return heightOverflow || widthOverflow || planeOverflow ? nil : plane
+    /// Where the phase planes of one input channel lie: `strides[1]·strides[2]` planes of
+    /// `rows × rowFloats` floats, phase (ph, pw) at `(ph·strides[2] + pw)·planeFloats`.
+    struct PhasePlanes {
+        let rows: Int
+        let rowFloats: Int
+        let planeFloats: Int
+        let channelFloats: Int
+        let strides: (rows: Int, columns: Int)
+
+        /// `nil` when a count overflows.
+        init?(_ shape: WindowShape3D) {
+            let (sH, sW) = (shape.strides[1], shape.strides[2])
+            let (spanH, overflowH) = (shape.kernel[1] - 1).multipliedReportingOverflow(by: shape.dilations[1])
+            let (spanW, overflowW) = (shape.kernel[2] - 1).multipliedReportingOverflow(by: shape.dilations[2])
+            guard !overflowH, !overflowW, sH > 0, sW > 0 else { return nil }
+            let (rows, rowsOverflow) = shape.output[1].addingReportingOverflow(spanH / sH)
+            let (rowFloats, widthOverflow) = shape.output[2].addingReportingOverflow(spanW / sW)
+            let (plane, planeOverflow) = rows.multipliedReportingOverflow(by: rowFloats)
+            let (phases, phasesOverflow) = sH.multipliedReportingOverflow(by: sW)
+            let (channel, channelOverflow) = plane.multipliedReportingOverflow(by: phases)
+            guard !rowsOverflow, !widthOverflow, !planeOverflow, !phasesOverflow, !channelOverflow else { return nil }
+            (self.rows, self.rowFloats, planeFloats, channelFloats, strides) = (rows, rowFloats, plane, channel, (sH, sW))
+        }
+
+        /// Where tap (kh, kw) of output position 0 reads, from its channel's first phase plane.
+        func offset(kh: Int, kw: Int, _ shape: WindowShape3D) -> Int {
+            let (row, column) = (kh * shape.dilations[1], kw * shape.dilations[2])
+            let phase = (row % strides.rows) * strides.columns + column % strides.columns
+            return phase * planeFloats + (row / strides.rows) * rowFloats + column / strides.columns
+        }
     }
 
     /// The convolution, batch by batch and group by group: the group's input padded into planes
@@ -47,8 +72,10 @@ extension OpenBLASBackend {
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
         let (outRows, outColumns) = (shape.output[1], shape.output[2])
-        let rowFloats = outColumns + (shape.kernel[2] - 1) * shape.dilations[2]
-        let planeFloats = (outRows + (shape.kernel[1] - 1) * shape.dilations[1]) * rowFloats
+        guard let phases = PhasePlanes(shape) else {
+            throw TensorError(.tooLarge, op: "convolution", message: "the convolution's phase planes overflow an Int")
+        }
+        let rowFloats = phases.rowFloats
         // Reads run past a plane's end by up to a window's width and a panel (32 positions).
         let slack = rowFloats + 64
         var rowOffsets: [Int] = []
@@ -56,8 +83,7 @@ extension OpenBLASBackend {
         for channel in 0..<inPerGroup {
             for kh in 0..<shape.kernel[1] {
                 for kw in 0..<shape.kernel[2] {
-                    rowOffsets.append(
-                        channel * planeFloats + kh * shape.dilations[1] * rowFloats + kw * shape.dilations[2])
+                    rowOffsets.append(channel * phases.channelFloats + phases.offset(kh: kh, kw: kw, shape))
                 }
             }
         }
@@ -73,10 +99,10 @@ extension OpenBLASBackend {
         let tasks = slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)
         let parts = Swift.min(tasks, Parallel.workers * MatmulSplit.piecesPerWorker)
         let scratchFloats = sliceRows * rowsPerPiece * rowFloats
-        let padded = try HostBuffer(byteCount: (inPerGroup * planeFloats + slack) * 4, op: "convolution")
+        let padded = try HostBuffer(byteCount: (inPerGroup * phases.channelFloats + slack) * 4, op: "convolution")
         let scratch = try HostBuffer(byteCount: parts * scratchFloats * 4, op: "convolution")
         let planes = padded.elements(as: Float.self)
-        (planes + inPerGroup * planeFloats).initialize(repeating: 0, count: slack)
+        (planes + inPerGroup * phases.channelFloats).initialize(repeating: 0, count: slack)
         let filters = try (0..<groups * slices).map { index throws(TensorError) -> HostBuffer in
             let (group, slice) = index.quotientAndRemainder(dividingBy: slices)
             let first = slice * sliceRows
@@ -86,8 +112,8 @@ extension OpenBLASBackend {
         }
         for plane in 0..<(batch * groups) {
             let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
-            Self.pad(x + (n * channels + group * inPerGroup) * shape.inputCount, into: planes, shape,
-                     channels: inPerGroup, rowFloats: rowFloats, planeFloats: planeFloats)
+            Self.pad(x + (n * channels + group * inPerGroup) * shape.inputCount, into: planes, phases, shape,
+                     channels: inPerGroup)
             let result = out + plane * outPerGroup * shape.outputCount
             rowOffsets.withUnsafeBufferPointer { offsets in
                 guard let offsets = offsets.baseAddress else { return }
@@ -133,33 +159,46 @@ extension OpenBLASBackend {
         return packed
     }
 
-    /// The input's channels copied into zero-padded planes of `planeFloats` floats, rows of
-    /// `rowFloats`, the input's first row and column at the window's padding before them; every
-    /// float of every plane is written once (by all cores).
+    /// The input's channels copied into their zero-padded phase planes, the input's first row and
+    /// column at the window's padding before them; every float of every plane is written once
+    /// (by all cores).
     private static func pad(
-        _ input: UnsafePointer<Float>, into planes: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
-        channels: Int, rowFloats: Int, planeFloats: Int
+        _ input: UnsafePointer<Float>, into planes: UnsafeMutablePointer<Float>, _ phases: PhasePlanes,
+        _ shape: WindowShape3D, channels: Int
     ) {
         let (inRows, inColumns) = (shape.input[1], shape.input[2])
         let (top, left) = (shape.before[1], shape.before[2])
-        let paddedRows = planeFloats / rowFloats
-        let lead = Swift.min(left, rowFloats)
-        let copied = Swift.max(0, Swift.min(inColumns, rowFloats - lead))
-        let parts = Parallel.workerCount(forElements: channels * planeFloats)
-        Parallel.forEachRange(channels, parts: parts) { range in
-            for channel in range {
+        let (rowStride, columnStride) = phases.strides
+        let width = phases.rowFloats
+        let phaseCount = rowStride * columnStride
+        let parts = Parallel.workerCount(forElements: channels * phases.channelFloats)
+        // By phase plane: a few channels (an image's three) still give every worker planes.
+        Parallel.forEachRange(channels * phaseCount, parts: parts) { range in
+            for index in range {
+                let (channel, phase) = index.quotientAndRemainder(dividingBy: phaseCount)
                 let source = input + channel * inRows * inColumns
-                let plane = planes + channel * planeFloats
-                for row in 0..<paddedRows {
-                    let target = plane + row * rowFloats
-                    let inRow = row - top
-                    guard inRow >= 0, inRow < inRows, copied > 0 else {
-                        target.update(repeating: 0, count: rowFloats)
+                let (rowPhase, columnPhase) = phase.quotientAndRemainder(dividingBy: columnStride)
+                let plane = planes + channel * phases.channelFloats + phase * phases.planeFloats
+                // Phase columns j read input columns j·sW + pw - left: those inside the input.
+                let first = Swift.min(width, Swift.max(0, (left - columnPhase + columnStride - 1) / columnStride))
+                let end = Swift.max(
+                    first, Swift.min(width, (inColumns + left - columnPhase + columnStride - 1) / columnStride))
+                let start = first * columnStride + columnPhase - left
+                for row in 0..<phases.rows {
+                    let target = plane + row * width
+                    let inRow = row * rowStride + rowPhase - top
+                    guard inRow >= 0, inRow < inRows, end > first else {
+                        target.update(repeating: 0, count: width)
                         continue
                     }
-                    target.update(repeating: 0, count: lead)
-                    (target + lead).update(from: source + inRow * inColumns, count: copied)
-                    (target + lead + copied).update(repeating: 0, count: rowFloats - lead - copied)
+                    let line = source + inRow * inColumns + start
+                    target.update(repeating: 0, count: first)
+                    if columnStride == 1 {
+                        (target + first).update(from: line, count: end - first)
+                    } else {
+                        for j in 0..<(end - first) { target[first + j] = line[j * columnStride] }
+                    }
+                    (target + end).update(repeating: 0, count: width - end)
                 }
             }
         }
