@@ -5,9 +5,8 @@
 ///
 /// Each worker copies an input plane into a scratch plane whose rows carry the left and right
 /// padding as zeros, so that every chunk reads whole vectors and no column is an edge; rows above
-/// and below the input are taps that are skipped. Each sum starts from the plane's bias (or 0)
-/// and is bounded by a fused activation's clamp (±∞ without one) as it is stored, so the output
-/// is written once.
+/// and below the input are taps that are skipped. Each sum starts from the plane's bias (or 0),
+/// so the output is written once; a fused activation's clamp bounds each row once it is done.
 extension OpenBLASBackend {
     typealias DepthwiseStrip = SIMD16<Float>
 
@@ -32,10 +31,6 @@ extension OpenBLASBackend {
         // a whole one would.
         let width = (outColumns + 63) / 64 * 64 + (kernelColumns - 1) * shape.dilations[2]
         let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
-        // Without a clamp the bounds are -∞ and +∞, which leave every sum as it is.
-        let bounds = (
-            low: DepthwiseStrip(repeating: clamp?.lower ?? -.infinity), high: DepthwiseStrip(repeating: clamp?.upper ?? .infinity)
-        )
         Parallel.forEachRange(planes, parts: parts) { range in
             let scratch = UnsafeMutablePointer<Float>.allocate(capacity: rows * width)
             scratch.initialize(repeating: 0, count: rows * width)
@@ -58,16 +53,18 @@ extension OpenBLASBackend {
                     let target = result + oh &* outColumns
                     var column = 0
                     while column &+ 64 <= outColumns {
-                        Self.sumWide(
-                            target + column, start, scratch + column, width: width, oh: oh, shape, filter, bounds)
+                        Self.sumWide(target + column, start, scratch + column, width: width, oh: oh, shape, filter)
                         column &+= 64
                     }
                     if column < outColumns {
                         // The last columns through a whole chunk of their own (the scratch row
                         // reads as far), copied out.
-                        Self.sumWide(tail, start, scratch + column, width: width, oh: oh, shape, filter, bounds)
+                        Self.sumWide(tail, start, scratch + column, width: width, oh: oh, shape, filter)
                         (target + column).update(from: tail, count: outColumns &- column)
                     }
+                    // A fused activation bounds the row while it is in L1 (inside the sums' loop,
+                    // its bounds cost the kernel its inlining).
+                    clamp?.apply(to: target, count: outColumns)
                 }
             }
         }
@@ -78,8 +75,7 @@ extension OpenBLASBackend {
     @inline(__always)
     private static func sumWide(
         _ target: UnsafeMutablePointer<Float>, _ start: DepthwiseStrip, _ scratch: UnsafeMutablePointer<Float>,
-        width: Int, oh: Int, _ shape: WindowShape3D, _ filter: UnsafePointer<Float>,
-        _ bounds: (low: DepthwiseStrip, high: DepthwiseStrip)
+        width: Int, oh: Int, _ shape: WindowShape3D, _ filter: UnsafePointer<Float>
     ) {
         let stride = MemoryLayout<DepthwiseStrip>.stride
         let out = UnsafeMutableRawPointer(target)
@@ -101,10 +97,9 @@ extension OpenBLASBackend {
                     line.loadUnaligned(fromByteOffset: at &+ 3 &* stride, as: DepthwiseStrip.self), weight)
             }
         }
-        let (low, high) = bounds
-        out.storeBytes(of: OutputClamp.bound(sum0, low, high), as: DepthwiseStrip.self)
-        out.storeBytes(of: OutputClamp.bound(sum1, low, high), toByteOffset: stride, as: DepthwiseStrip.self)
-        out.storeBytes(of: OutputClamp.bound(sum2, low, high), toByteOffset: 2 &* stride, as: DepthwiseStrip.self)
-        out.storeBytes(of: OutputClamp.bound(sum3, low, high), toByteOffset: 3 &* stride, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum0, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum1, toByteOffset: stride, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum2, toByteOffset: 2 &* stride, as: DepthwiseStrip.self)
+        out.storeBytes(of: sum3, toByteOffset: 3 &* stride, as: DepthwiseStrip.self)
     }
 }
