@@ -23,6 +23,11 @@ typedef float te_float16u __attribute__((ext_vector_type(16), aligned(4)));
 /// (96 KiB) streams past it from L2.
 enum { TE_MR = 12, TE_NR = 32, TE_KC = 256, TE_MC = 96 };
 
+/// How many steps of k ahead the first tile of a block fetches B's rows: a weight multiplied by few
+/// rows (a model at batch 1) streams from L3 once, and the hardware's prefetchers alone left the
+/// kernel waiting on it.
+enum { TE_PREFETCH_STEPS = 32 };
+
 /// The steps of k per block: at most TE_KC, the blocks of near-equal depth (784: 4 × 196, not
 /// 3 × 256 + 16, whose last block would load and store C for 16 steps).
 static inline long te_depth_block(long k) {
@@ -34,10 +39,12 @@ static inline long te_depth_block(long k) {
 /// `a` is packed as [depth][rows]; row k of B starts `bStride` floats after row k-1 (32 for a
 /// packed panel, ldb for B read in place), or, with `rowOffsets`, at b + rowOffsets[k] (an
 /// implicit im2col, ``te_sgemm_implicit``). The tile goes to `c` (rows `ldc` apart), replacing
-/// or added to what is there; `columns` < 32 stores only the first columns.
+/// or added to what is there; `columns` < 32 stores only the first columns. With `prefetch`, B's
+/// rows TE_PREFETCH_STEPS steps ahead are fetched as it goes (the first tile over a panel, which
+/// reads it from beyond L1; the tiles after it find it there).
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_tile(const int rows, long depth, const float *a, const float *b, long bStride, const long *rowOffsets, float *c,
-        long ldc, long columns, int accumulate) {
+        long ldc, long columns, int accumulate, const int prefetch) {
     // The loops over rows are unrolled whatever the optimisation level (the Clang importer may
     // compile for size), so that the 2 × rows sums stay in registers.
     te_float16 sum[TE_MR][2];
@@ -45,6 +52,10 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
     for (int r = 0; r < rows; r++) { sum[r][0] = 0; sum[r][1] = 0; }
     for (long p = 0; p < depth; p++) {
         const float *row = rowOffsets ? b + rowOffsets[p] : b + p * bStride;
+        if (prefetch) {
+            __builtin_prefetch(row + TE_PREFETCH_STEPS * bStride, 0, 3);
+            __builtin_prefetch(row + TE_PREFETCH_STEPS * bStride + 16, 0, 3);
+        }
         te_float16 b0 = *(const te_float16u *)row;
         te_float16 b1 = *(const te_float16u *)(row + 16);
 #pragma clang loop unroll(full)
@@ -74,26 +85,27 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
 /// The micro-kernel for each row count, so that every loop over rows is unrolled: B's rows
 /// `bStride` apart (`rowOffsets` NULL) or where `rowOffsets` says; each a function of its own,
 /// so that the test of `rowOffsets` folds away.
-#define TE_TILE_FOR_ROWS(OFFSETS)                                                                           \
-    switch (rows) {                                                                                      \
-    case 12: te_tile(12, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;             \
-    case 11: te_tile(11, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;             \
-    case 10: te_tile(10, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;             \
-    case 9: te_tile(9, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 8: te_tile(8, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 7: te_tile(7, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 6: te_tile(6, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 5: te_tile(5, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 4: te_tile(4, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 3: te_tile(3, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    case 2: te_tile(2, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;               \
-    default: te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate); break;              \
+#define TE_TILE_FOR_ROWS(OFFSETS, PF)                                                                          \
+    switch (rows) {                                                                                            \
+    case 12: te_tile(12, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;               \
+    case 11: te_tile(11, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;               \
+    case 10: te_tile(10, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;               \
+    case 9: te_tile(9, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 8: te_tile(8, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 7: te_tile(7, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 6: te_tile(6, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 5: te_tile(5, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 4: te_tile(4, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 3: te_tile(3, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    case 2: te_tile(2, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                 \
+    default: te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF); break;                \
     }
 
 static TE_AVX512 void
 te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
-             int accumulate) {
-    TE_TILE_FOR_ROWS((const long *)0)
+             int accumulate, int prefetch) {
+    if (prefetch) TE_TILE_FOR_ROWS((const long *)0, 1)
+    else TE_TILE_FOR_ROWS((const long *)0, 0)
 }
 
 static TE_AVX512 void
@@ -101,7 +113,7 @@ te_tile_rows_gathered(int rows, long depth, const float *a, const float *b, cons
                       long ldc, long columns, int accumulate) {
     const long bStride = 0;
     __builtin_assume(rowOffsets != 0);
-    TE_TILE_FOR_ROWS(rowOffsets)
+    TE_TILE_FOR_ROWS(rowOffsets, 0)
 }
 #undef TE_TILE_FOR_ROWS
 
@@ -371,7 +383,7 @@ te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda
                                               tile, ldc, width, add);
                     else
                         te_tile_rows((int)rows, depth, tilesA + start * depth, packedB + p0 * padded + j * depth, TE_NR,
-                                     tile, ldc, width, add);
+                                     tile, ldc, width, add, t == 0);
                 }
             }
         }
@@ -438,7 +450,7 @@ te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long l
             for (long t = 0; t < tiles; t++) {
                 const long start = offsets[t];
                 te_tile_rows((int)(offsets[t + 1] - start), depth, packedA + start * depth, panel, stride,
-                             c + start * ldc + j, ldc, width, add);
+                             c + start * ldc + j, ldc, width, add, t == 0);
             }
         }
     }
