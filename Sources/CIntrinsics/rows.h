@@ -1,9 +1,10 @@
 // Row kernels with AVX-512: softmax and log-softmax of one contiguous row, 16 lanes at a time, for
 // CPUs that have it (the Swift row kernels are built for AVX2's 8 lanes; see docs/ARCHITECTURE.md,
 // "CPU features"). The same arithmetic as the Swift kernels (`RowKernels.softmax`,
-// `VectorMath.expOfNonPositive`): the same clamp, reduction and polynomial, each step fused alike,
-// and the same single rounding of p·2ⁿ (one `vscalefps` here, two exact multiplications there), so
-// an element's exponential is the same float; only the order of the row's sum differs.
+// `VectorMath.expOfNonPositive`): the same clamp and flush to 0, reduction and polynomial, each
+// step fused alike, and the same single rounding of p·2ⁿ (one `vscalefps` here, two exact
+// multiplications there), so an element's exponential is the same float; only the order of the
+// row's sum differs.
 #ifndef TENSORENGINE_ROWS_H
 #define TENSORENGINE_ROWS_H
 
@@ -21,11 +22,13 @@ te_row_select(te_rowint16 keep, te_row16 a, te_row16 b) {
     return (te_row16)((keep & (te_rowint16)a) | (~keep & (te_rowint16)b));
 }
 
-/// `eˣ` for x ≤ 0 or NaN (softmax's shifted values): below -104 it is 0; NaN stays NaN.
+/// `eˣ` for x ≤ 0 or NaN (softmax's shifted values): below -87.3 it is 0, not a subnormal, as in
+/// `VectorMath.expOfNonPositive` (an instruction that makes or reads a subnormal stalls an Intel
+/// core for about a hundred cycles); NaN stays NaN.
 static inline __attribute__((always_inline)) TE_ROWS_AVX512 te_row16 te_row_exp(te_row16 x) {
     typedef float te_v16sf __attribute__((vector_size(64)));
     // `vmaxps` returns its second operand when either is NaN, so NaN passes the clamp.
-    const te_row16 clamped = (te_row16)__builtin_ia32_maxps512((te_v16sf)(te_row16)-104.0f, (te_v16sf)x, 4);
+    const te_row16 clamped = (te_row16)__builtin_ia32_maxps512((te_v16sf)(te_row16)-87.3f, (te_v16sf)x, 4);
     const te_row16 n = __builtin_elementwise_floor(__builtin_elementwise_fma(clamped, (te_row16)1.44269504f, (te_row16)0.5f));
     te_row16 r = __builtin_elementwise_fma(n, (te_row16)-0.693359375f, clamped);
     r = __builtin_elementwise_fma(n, (te_row16)2.12194440e-4f, r);
@@ -37,7 +40,8 @@ static inline __attribute__((always_inline)) TE_ROWS_AVX512 te_row16 te_row_exp(
     p = __builtin_elementwise_fma(p, r, (te_row16)5.0000001201e-1f);
     p = __builtin_elementwise_fma(p, r * r, r + 1);
     // p · 2ⁿ in one instruction (`vscalefps`), rounded once, into a subnormal where it must be.
-    return (te_row16)__builtin_ia32_scalefps512_mask((te_v16sf)p, (te_v16sf)n, (te_v16sf)p, (unsigned short)0xFFFF, 4);
+    const te_row16 e = (te_row16)__builtin_ia32_scalefps512_mask((te_v16sf)p, (te_v16sf)n, (te_v16sf)p, (unsigned short)0xFFFF, 4);
+    return te_row_select(x < -87.3f, (te_row16)0.0f, e);
 }
 
 /// The sum of the 16 lanes, by halves (8, 4, 2, then 1).
@@ -61,58 +65,85 @@ static inline __attribute__((always_inline)) TE_ROWS_AVX512 float te_row_max(te_
     return x > y ? x : y;
 }
 
-/// Loads `count` < 16 floats, the other lanes `padding`.
+typedef float te_row_v16sf __attribute__((vector_size(64)));
+
+/// The mask of the first `count` ≤ 16 lanes.
+static inline __attribute__((always_inline)) unsigned short te_row_lanes(long count) {
+    return (unsigned short)((1u << count) - 1);
+}
+
+/// Loads `count` < 16 floats, the other lanes `padding`: a masked load, which reads nothing past
+/// the row (and so cannot fault there).
 static inline __attribute__((always_inline)) TE_ROWS_AVX512 te_row16
 te_row_load_tail(const float *x, long count, float padding) {
-    float lanes[16];
-    for (int i = 0; i < 16; i++) lanes[i] = i < count ? x[i] : padding;
-    return *(const te_row16u *)lanes;
+    return (te_row16)__builtin_ia32_loadups512_mask(x, (te_row_v16sf)(te_row16)padding, te_row_lanes(count));
 }
+
+/// Stores the first `count` < 16 lanes of `v`, and nothing past them.
+static inline __attribute__((always_inline)) TE_ROWS_AVX512 void
+te_row_store_tail(float *out, long count, te_row16 v) {
+    __builtin_ia32_storeups512_mask(out, (te_row_v16sf)v, te_row_lanes(count));
+}
+
+/// The running maximum of `maxima` and `v`, with NaNs noted in `nan` (a comparison with NaN is false).
+#define TE_ROW_MAX_STEP(maxima, nan, v)                                                                    \
+    do {                                                                                                   \
+        const te_row16 value = (v);                                                                        \
+        (maxima) = te_row_select(value > (maxima), value, (maxima));                                       \
+        (nan) |= value != value;                                                                           \
+    } while (0)
 
 /// `out = exp(x - max) / Σ exp(x - max)` over a row of n > 0 floats, or `(x - max) - log Σ` when
 /// `logarithmic`. A NaN anywhere makes the maximum NaN, and so the whole row, as in the Swift kernel.
+/// Four vectors at a time with four running maxima and sums, so that no pass waits on one chain
+/// of dependent instructions; a last part of fewer than 16 floats by masked loads and stores.
 static TE_ROWS_AVX512 void te_softmax_row_avx512(const float *x, float *out, long n, int logarithmic) {
-    // The maximum, with NaNs tracked apart (a comparison with NaN is false).
-    te_row16 maxima = -INFINITY;
-    te_rowint16 nan = 0;
+    te_row16 maxima[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    te_rowint16 nan[4] = {0, 0, 0, 0};
     long i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const te_row16 v = *(const te_row16u *)(x + i);
-        maxima = te_row_select(v > maxima, v, maxima);
-        nan |= v != v;
+    for (; i + 64 <= n; i += 64) {
+#pragma clang loop unroll(full)
+        for (int u = 0; u < 4; u++) TE_ROW_MAX_STEP(maxima[u], nan[u], *(const te_row16u *)(x + i + 16 * u));
     }
-    if (i < n) {
-        const te_row16 v = te_row_load_tail(x + i, n - i, -INFINITY);
-        maxima = te_row_select(v > maxima, v, maxima);
-        nan |= v != v;
-    }
-    const float maximum = __builtin_reduce_or(nan) ? NAN : te_row_max(maxima);
+    for (; i + 16 <= n; i += 16) TE_ROW_MAX_STEP(maxima[0], nan[0], *(const te_row16u *)(x + i));
+    if (i < n) TE_ROW_MAX_STEP(maxima[1], nan[1], te_row_load_tail(x + i, n - i, -INFINITY));
+    const te_row16 greatest = __builtin_elementwise_max(__builtin_elementwise_max(maxima[0], maxima[1]),
+                                                        __builtin_elementwise_max(maxima[2], maxima[3]));
+    const float maximum = __builtin_reduce_or(nan[0] | nan[1] | nan[2] | nan[3]) ? NAN : te_row_max(greatest);
     const te_row16 shift = maximum;
     // The exponentials and their sum; stored unless only their sum is wanted.
-    te_row16 sums = 0;
-    for (i = 0; i + 16 <= n; i += 16) {
+    te_row16 sums[4] = {0, 0, 0, 0};
+    for (i = 0; i + 64 <= n; i += 64) {
+#pragma clang loop unroll(full)
+        for (int u = 0; u < 4; u++) {
+            const te_row16 e = te_row_exp(*(const te_row16u *)(x + i + 16 * u) - shift);
+            if (!logarithmic) *(te_row16u *)(out + i + 16 * u) = e;
+            sums[u] += e;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
         const te_row16 e = te_row_exp(*(const te_row16u *)(x + i) - shift);
         if (!logarithmic) *(te_row16u *)(out + i) = e;
-        sums += e;
+        sums[0] += e;
     }
     if (i < n) {
         // Padding lanes hold -inf, whose exponential is 0.
         const te_row16 e = te_row_exp(te_row_load_tail(x + i, n - i, -INFINITY) - shift);
-        if (!logarithmic) for (long j = 0; j < n - i; j++) out[i + j] = e[j];
-        sums += e;
+        if (!logarithmic) te_row_store_tail(out + i, n - i, e);
+        sums[1] += e;
     }
-    const float total = te_row_sum(sums);
+    const float total = te_row_sum((sums[0] + sums[1]) + (sums[2] + sums[3]));
     if (logarithmic) {
         const float logTotal = logf(total);
         const te_row16 shiftLog = logTotal;
         for (i = 0; i + 16 <= n; i += 16) *(te_row16u *)(out + i) = (*(const te_row16u *)(x + i) - shift) - shiftLog;
-        for (; i < n; i++) out[i] = (x[i] - maximum) - logTotal;
+        if (i < n) te_row_store_tail(out + i, n - i, (te_row_load_tail(x + i, n - i, 0) - shift) - shiftLog);
         return;
     }
-    const float factor = 1 / total;
-    const te_row16 scale = factor;
+    const te_row16 scale = 1 / total;
     for (i = 0; i + 16 <= n; i += 16) *(te_row16u *)(out + i) *= scale;
-    for (; i < n; i++) out[i] *= factor;
+    if (i < n) te_row_store_tail(out + i, n - i, te_row_load_tail(out + i, n - i, 0) * scale);
 }
+#undef TE_ROW_MAX_STEP
 
 #endif
