@@ -3,11 +3,18 @@ extension OpenBLASBackend {
     /// shorter when its keys are many, so the scores stay in L2.
     static let attentionScoreFloats = 1 << 18
 
+    /// Multiply-adds of attention (both products) per piece of work shared across the workers, at
+    /// least: a model's heads at batch 1 (12 of 12 × 12 × 32 in MiniLM) are a few microseconds of
+    /// work, which more pieces would spend waiting for each other.
+    static let attentionMultiplyAddsPerPiece = 1 << 16
+
     /// `softmax(query · keyᵀ · scale + mask) · value` by blocks of queries: each task computes
     /// its block's scores into a buffer of its own, masks them, takes the softmax in place and
     /// multiplies by the values, so the `[..., Lq, Lk]` scores never exist in memory at once.
     /// Tasks (batches, then blocks of queries) are shared across the workers; the products are
-    /// single-threaded (``HostProducts``).
+    /// single-threaded (``HostProducts``). Queries, keys and values are read in place when each
+    /// batch's rows have their elements next to each other (the heads of a `[batch, length, heads,
+    /// depth]` projection, permuted), else copied row-major first.
     func attention(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "attention")
         let out = buffer.elements(as: Float.self)
@@ -29,10 +36,9 @@ extension OpenBLASBackend {
             }
             return result
         }
-        let (query, key, value) = (try contiguous(inputs[0]), try contiguous(inputs[1]), try contiguous(inputs[2]))
-        let q = UnsafePointer(query.pointer.assumingMemoryBound(to: Float.self))
-        let k = UnsafePointer(key.pointer.assumingMemoryBound(to: Float.self))
-        let v = UnsafePointer(value.pointer.assumingMemoryBound(to: Float.self))
+        let query = try AttentionOperand(inputs[0], batchShape: batchShape, backend: self)
+        let key = try AttentionOperand(inputs[1], batchShape: batchShape, backend: self)
+        let value = try AttentionOperand(inputs[2], batchShape: batchShape, backend: self)
         let mask = try inputs.count > 3 ? AttentionMask(inputs[3], batchShape: batchShape, lq: lq, lk: lk) : nil
 
         // Tasks: whole batches when there are enough of them, else blocks of queries.
@@ -41,9 +47,11 @@ extension OpenBLASBackend {
         let rowsPerTask = Swift.max(1, Swift.min((lq + blocksPerBatch - 1) / blocksPerBatch, Self.attentionScoreFloats / lk))
         let tasksPerBatch = (lq + rowsPerTask - 1) / rowsPerTask
         let tasks = batches * tasksPerBatch
+        let multiplyAdds = Double(batches) * Double(lq) * Double(lk) * Double(d + dv)
+        let pieces = Int(Swift.min(Swift.max(1, multiplyAdds / Double(Self.attentionMultiplyAddsPerPiece)), Double(wanted)))
         let (scale, causal) = (op.attentionScale, op.isCausal)
         BLASThreads.use(1)
-        Parallel.forEachRange(tasks, parts: Swift.min(tasks, wanted)) { range in
+        Parallel.forEachRange(tasks, parts: Swift.min(tasks, pieces)) { range in
             let scores = UnsafeMutablePointer<Float>.allocate(capacity: rowsPerTask * lk)
             defer { scores.deallocate() }
             for task in range {
@@ -51,18 +59,18 @@ extension OpenBLASBackend {
                 let first = block * rowsPerTask
                 let rows = Swift.min(rowsPerTask, lq - first)
                 HostProducts.multiply(
-                    transposeA: false, transposeB: true, m: rows, n: lk, k: d, q + (batch * lq + first) * d, lda: d,
-                    k + batch * lk * d, ldb: d, scores, ldc: lk, accumulate: false)
+                    transposeA: false, transposeB: true, m: rows, n: lk, k: d, query.rows(of: batch, from: first),
+                    lda: query.rowStride, key.rows(of: batch), ldb: key.rowStride, scores, ldc: lk, accumulate: false)
                 for row in 0..<rows {
                     Self.weigh(scores + row * lk, keys: lk, query: first + row, of: lq, scale: scale,
                                mask: mask?.row(batch: batch, query: first + row), causal: causal)
                 }
                 HostProducts.multiply(
-                    transposeA: false, transposeB: false, m: rows, n: dv, k: lk, scores, lda: lk, v + batch * lk * dv,
-                    ldb: dv, out + (batch * lq + first) * dv, ldc: dv, accumulate: false)
+                    transposeA: false, transposeB: false, m: rows, n: dv, k: lk, scores, lda: lk, value.rows(of: batch),
+                    ldb: value.rowStride, out + (batch * lq + first) * dv, ldc: dv, accumulate: false)
             }
         }
-        withExtendedLifetime((query.keepAlive, key.keepAlive, value.keepAlive, mask)) {}
+        withExtendedLifetime((query, key, value, mask)) {}
         return result
     }
 
@@ -120,6 +128,45 @@ extension OpenBLASBackend {
             }
         }
         withExtendedLifetime((value.keepAlive, mask)) {}
+    }
+}
+
+/// A query, key or value of attention read in place: each batch's `[length, depth]` matrix starts
+/// at its own offset, with rows `rowStride` floats apart and elements next to each other. A value
+/// laid out otherwise (elements apart, rows overlapping or reversed) is copied row-major first.
+private struct AttentionOperand {
+    let keepAlive: Value
+    let base: UnsafePointer<Float>
+    let batchOffsets: [Int]
+    let rowStride: Int
+
+    init(_ operand: Value, batchShape: [Int], backend: OpenBLASBackend) throws(TensorError) {
+        let layout = operand.layout
+        let rank = layout.rank
+        let (rows, columns) = (operand.shape[rank - 2], operand.shape[rank - 1])
+        // One row's stride is never read; BLAS still wants it at least the row's length.
+        let rowStride = rows <= 1 ? Swift.max(columns, 1) : layout.strides[rank - 2]
+        let readable = (layout.strides[rank - 1] == 1 || columns <= 1) && rowStride >= Swift.max(columns, 1)
+            && layout.strides.dropLast(2).allSatisfy { $0 >= 0 }
+        guard readable else {
+            let copy = try backend.contiguous(operand)
+            keepAlive = copy.keepAlive
+            base = UnsafePointer(copy.pointer.assumingMemoryBound(to: Float.self))
+            let matrix = rows * columns
+            batchOffsets = (0..<batchShape.reduce(1, *)).map { $0 * matrix }
+            self.rowStride = Swift.max(columns, 1)
+            return
+        }
+        keepAlive = operand
+        base = UnsafePointer(try OpenBLASBackend.pointer(operand).assumingMemoryBound(to: Float.self))
+        batchOffsets = Layout(shape: batchShape, strides: Array(layout.strides.dropLast(2)), offset: layout.offset)
+            .elementOffsets()
+        self.rowStride = rowStride
+    }
+
+    /// Row `first` of one batch's matrix, and the rows after it.
+    func rows(of batch: Int, from first: Int = 0) -> UnsafePointer<Float> {
+        base + batchOffsets[batch] + first * rowStride
     }
 }
 
