@@ -57,11 +57,21 @@ package protocol Backend: AnyObject, Sendable {
 
     /// Waits until all submitted work has finished.
     func synchronize() throws(TensorError)
+
+    /// Whether the backend runs the kernel for these operand and result signatures, and how. The
+    /// extension below implements it for every backend; it is a requirement so that a call
+    /// through `any Backend` reaches code specialised for the backend's type, not generic code
+    /// that looks up type metadata on every call.
+    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability
+
+    /// Runs a kernel on values in this backend's memory space and returns the result (implemented
+    /// below, a requirement for the same reason as ``capability(for:inputs:output:)``).
+    func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value
 }
 
 extension Backend {
     /// Whether the backend runs the kernel for these operand and result signatures, and how.
-    func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
+    package func capability(for kernel: Kernel, inputs: [TensorSignature], output: TensorSignature) -> Capability {
         let query = KernelQuery(kernel: kernel, inputs: inputs, output: output)
         switch kernel {
         case .fused(let region):

@@ -49,53 +49,55 @@ package struct Executor {
     private func runSteps(_ plan: Plan, measure: Bool) throws(TensorError) -> (values: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         var stepSeconds: [Double] = []
         let nodes = plan.nodes
-        // Per position: the value a step produced (sources keep theirs on the node) and how many
-        // reads of it are still to come.
+        let steps = plan.steps
+        // Per position: the value a step produced (sources keep theirs on the node), how many
+        // reads of it are still to come, and the position whose step made its buffer (-1 for a
+        // source's, which the statistics do not count). Buffers are tracked by that position,
+        // in arrays: a prepared model runs hundreds of steps per call, and hashing each one's
+        // buffer cost more than many of its kernels.
         struct Slot {
             var value: Value?
             var remaining = 0
+            var maker = -1
         }
         var slots = [Slot](repeating: Slot(), count: nodes.count)
-        var liveBuffers: [ObjectIdentifier: (bytes: Int, readers: Int)] = [:]
+        // By the position that made a buffer: its bytes and how many live values share it.
+        var bufferBytes = [Int](repeating: 0, count: nodes.count)
+        var bufferReaders = [Int](repeating: 0, count: nodes.count)
         var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         var liveBytes = 0
 
         for position in plan.template.targets { slots[position].remaining += 1 }
-        for step in plan.steps { for operand in step.operands { slots[operand].remaining += 1 } }
+        for index in steps.indices { for operand in steps[index].operands { slots[operand].remaining += 1 } }
 
-        func retain(_ value: Value, fresh: Bool) {
-            let key = ObjectIdentifier(value.buffer)
-            if let entry = liveBuffers[key] {
-                liveBuffers[key] = (entry.bytes, entry.readers + 1)
-            } else if fresh {
-                liveBuffers[key] = (value.buffer.byteCount, 1)
-                liveBytes += value.buffer.byteCount
-                statistics.totalIntermediateBytes += value.buffer.byteCount
-                statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
-            }
-        }
         func release(_ position: Int) {
             slots[position].remaining -= 1
-            guard slots[position].remaining == 0, let value = slots[position].value else { return }
+            guard slots[position].remaining == 0, slots[position].value != nil else { return }
             slots[position].value = nil
-            let key = ObjectIdentifier(value.buffer)
-            guard let entry = liveBuffers[key] else { return }
-            if entry.readers <= 1 {
-                liveBuffers[key] = nil
-                liveBytes -= entry.bytes
-            } else {
-                liveBuffers[key] = (entry.bytes, entry.readers - 1)
-            }
+            let maker = slots[position].maker
+            guard maker >= 0 else { return }
+            bufferReaders[maker] -= 1
+            if bufferReaders[maker] == 0 { liveBytes -= bufferBytes[maker] }
         }
 
-        for step in plan.steps {
-            let node = plan.node(of: step)
-            guard let backend = backend(step.backend) else {
-                throw TensorError(.backendFailure, op: node.op.name, message: "backend \(step.backend) is not available")
+        var backendOfStep: (id: BackendID, backend: any Backend)?
+        for index in steps.indices {
+            let output = steps[index].output
+            let node = nodes[output]
+            let backendID = steps[index].backend
+            if backendOfStep?.id != backendID {
+                guard let found = backend(backendID) else {
+                    throw TensorError(.backendFailure, op: node.op.name, message: "backend \(backendID) is not available")
+                }
+                backendOfStep = (backendID, found)
             }
+            guard let backend = backendOfStep?.backend else { continue }
             var inputs: [Value] = []
-            inputs.reserveCapacity(step.operands.count)
-            for operand in step.operands {
+            inputs.reserveCapacity(steps[index].operands.count)
+            // The position whose buffer the output shares, if it is an operand's (a view).
+            var sharedMaker = -1
+            var fresh = true
+            for operand in steps[index].operands {
                 guard var value = slots[operand].value ?? nodes[operand].storedResult else {
                     throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
@@ -107,15 +109,31 @@ package struct Executor {
             }
             if measure { try backend.synchronize() }
             let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
-            let output = try backend.execute(plan.kernel(of: step), inputs: inputs, output: node.signature)
+            let result = try backend.execute(plan.kernel(of: steps[index]), inputs: inputs, output: node.signature)
             if measure {
                 try backend.synchronize()
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
             }
             statistics.steps += 1
-            slots[step.output].value = output
-            retain(output, fresh: !inputs.contains { $0.buffer === output.buffer })
-            for operand in step.operands { release(operand) }
+            for (operand, input) in zip(steps[index].operands, inputs) where input.buffer === result.buffer {
+                fresh = false
+                // An operand moved between memory spaces is a copy the statistics do not count.
+                if let held = slots[operand].value, held.buffer === result.buffer { sharedMaker = slots[operand].maker }
+                break
+            }
+            slots[output].value = result
+            if fresh {
+                slots[output].maker = output
+                bufferBytes[output] = result.buffer.byteCount
+                bufferReaders[output] = 1
+                liveBytes += bufferBytes[output]
+                statistics.totalIntermediateBytes += bufferBytes[output]
+                statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
+            } else if sharedMaker >= 0 {
+                slots[output].maker = sharedMaker
+                bufferReaders[sharedMaker] += 1
+            }
+            for operand in steps[index].operands { release(operand) }
         }
 
         var values: [Value] = []
