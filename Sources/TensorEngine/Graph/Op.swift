@@ -83,6 +83,8 @@ extension Op {
     static let constant = Op(.constant)
     static let select = Op(.select)
     package static let matmul = Op(.matmul)
+    /// `x · weight + bias`, the bias added to every row of the product.
+    package static let linear = Op(.linear)
     static let contiguous = Op(.contiguous)
 
     static func cast(_ type: ScalarType) -> Op { Op(.cast, .scalarType(type)) }

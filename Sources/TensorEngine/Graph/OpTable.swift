@@ -25,7 +25,7 @@ package enum OpKind: Int, Sendable, Hashable, CaseIterable {
     // Along lines
     case cumulativeSum, cumulativeProduct, topK, softmax, logSoftmax, layerNorm
     // Matrix products
-    case matmul, attention
+    case matmul, linear, attention
     // Sliding windows over spatial axes
     case convolution, convolutionTranspose, maxPool, averagePool
     // Views
@@ -140,6 +140,11 @@ extension OpKind {
                 name: caseName, category: .matmul, arity: .exactly(2), operandTypes: .uniform(.floats),
                 shape: ShapeRules.matmul, cost: CostRules.matmul, tolerance: .accumulating, semantics: .primitive,
                 samples: .cases(Samples.matmul))
+        case .linear:
+            return OpDescriptor(
+                name: caseName, category: .matmul, arity: .exactly(3), operandTypes: .uniform(.floats),
+                shape: ShapeRules.linear, cost: CostRules.linear, tolerance: .accumulating,
+                semantics: .composite(Decomposition(build: Decompositions.linear)), samples: .cases(Samples.linear))
         case .attention:
             return OpDescriptor(
                 name: caseName, category: .matmul, arity: .atLeast(3), operandTypes: .uniform(.floats),

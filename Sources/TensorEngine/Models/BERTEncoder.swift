@@ -91,9 +91,11 @@ public struct BERTEncoder: Sendable {
         return normalize(linear(expanded, layer.output) + attended, layer.outputNorm)
     }
 
-    /// `x · Wᵀ + b` with PyTorch's `[out, in]` weight.
+    /// `x · Wᵀ + b` with PyTorch's `[out, in]` weight, as one `linear` op: the product adds the
+    /// bias as it finishes each piece (the product is read by nothing else).
     func linear(_ x: Tensor, _ parameters: BERTLayerWeights.Linear) -> Tensor {
-        x.matmul(parameters.weight.transposed()) + parameters.bias
+        let product = x.matmul(parameters.weight.transposed())
+        return product.addingBias(parameters.bias) ?? product + parameters.bias
     }
 
     func normalize(_ x: Tensor, _ parameters: BERTLayerWeights.Norm) -> Tensor {

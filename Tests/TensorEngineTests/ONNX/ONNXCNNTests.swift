@@ -69,23 +69,8 @@ import Testing
         // Both bounds bite.
         let bounded = try #require(expected["y"]).scalars
         #expect(bounded.contains(0.5) && bounded.contains(-0.25))
-        for policy in ONNXFixture.policies {
-            let outputs = try await model.prediction(from: inputs, policy: policy)
-            for name in ["y", "z", "kept"] {
-                let got = try await #require(outputs[name]).shapedArray(of: Float.self)
-                let want = try #require(expected[name])
-                #expect(got.shape == want.shape)
-                let difference = zip(got.scalars, want.scalars).map { Swift.abs($0 - $1) }.max() ?? 0
-                #expect(difference <= 1e-5, "\(name) on \(policy): \(difference)")
-            }
-        }
-        let plan = try await ComputePlan.load(contentsOf: url, configuration: ModelConfiguration())
-        guard case .program(let program) = plan.modelStructure, let main = program.functions["main"] else {
-            Issue.record("no main function")
-            return
-        }
-        let fused = main.block.operations.filter { plan.deviceUsage(for: $0) == nil }.map(\.operatorName)
-        #expect(fused == ["Relu", "Clip"])
+        try await ONNXFixture.expectOutputs(of: model, from: inputs, toMatch: expected, tolerance: 1e-5)
+        #expect(try await ONNXFixture.fusedOperators(ofModelAt: url) == ["Relu", "Clip"])
     }
 
     /// ResNet50, SqueezeNet, VGG19, DenseNet121, AlexNet, GoogLeNet, Inception v2, ShuffleNet and

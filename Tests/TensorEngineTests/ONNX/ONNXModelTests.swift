@@ -41,6 +41,34 @@ enum ONNXFixture {
         return zip(x.scalars, y.scalars).map { Swift.abs($0 - $1) }.max() ?? 0
     }
 
+    /// A prediction's outputs on every policy against `expected` (by output name), each element to
+    /// within `tolerance`.
+    static func expectOutputs(
+        of model: ONNXModel, from inputs: [String: Tensor], toMatch expected: [String: ShapedArray<Float>],
+        tolerance: Float
+    ) async throws {
+        for policy in policies {
+            let outputs = try await model.prediction(from: inputs, policy: policy)
+            for (name, want) in expected {
+                let got = try await #require(outputs[name]).shapedArray(of: Float.self)
+                #expect(got.shape == want.shape, "\(name) on \(policy)")
+                let difference = zip(got.scalars, want.scalars).map { Swift.abs($0 - $1) }.max() ?? 0
+                #expect(difference <= tolerance, "\(name) on \(policy): \(difference)")
+            }
+        }
+    }
+
+    /// The operators of a model's compute plan that run no engine operation of their own: those
+    /// fused into another's.
+    static func fusedOperators(ofModelAt url: URL) async throws -> [String] {
+        let plan = try await ComputePlan.load(contentsOf: url, configuration: ModelConfiguration())
+        guard case .program(let program) = plan.modelStructure, let main = program.functions["main"] else {
+            Issue.record("no main function")
+            return []
+        }
+        return main.block.operations.filter { plan.deviceUsage(for: $0) == nil }.map(\.operatorName)
+    }
+
     /// The policies a model runs under in the tests: each backend alone (openblas with the
     /// reference for the integer ops it does not claim), and the planner's choice.
     static var policies: [ComputePolicy] {

@@ -6,9 +6,10 @@ extension MILOperators {
         "linear": unary { x, context throws(ModelError) in
             let weight = try context.tensor("weight")
             guard weight.rank == 2 else { throw context.error("weight \(describe(weight.shape)) is not a matrix") }
-            var product = x.matmul(weight.transposed())
-            if let bias = try context.optionalTensor("bias") { product = product + bias }
-            return product
+            let product = x.matmul(weight.transposed())
+            guard let bias = try context.optionalTensor("bias") else { return product }
+            // One `linear` op: the product adds the bias as it finishes each piece.
+            return product.addingBias(bias) ?? product + bias
         },
         "matmul": MILOperator { context throws(ModelError) in
             var x = try context.tensor("x")

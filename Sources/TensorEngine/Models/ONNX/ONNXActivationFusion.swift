@@ -10,16 +10,10 @@ enum ONNXActivationFusion {
     static func pairs(
         _ nodes: [ONNXNodeProto], graphOutputs: Set<String>, foldedConvolutions: [Int: Int]
     ) -> [Int: Int] {
-        var readers: [String: Int] = [:]
-        var producer: [String: Int] = [:]
-        for (index, node) in nodes.enumerated() {
-            for input in node.inputs where !input.isEmpty { readers[input, default: 0] += 1 }
-            for output in node.outputs where !output.isEmpty { producer[output] = index }
-        }
+        let uses = ONNXValueUses(nodes)
         var pairs: [Int: Int] = [:]
         for (index, node) in nodes.enumerated() where node.domain.isEmpty && ["Relu", "Clip"].contains(node.opType) {
-            guard let input = node.inputs.first, !input.isEmpty, !graphOutputs.contains(input), readers[input] == 1,
-                let source = producer[input]
+            guard let input = node.inputs.first, let source = uses.soleProducer(of: input, graphOutputs: graphOutputs)
             else { continue }
             if nodes[source].opType == "Conv", nodes[source].domain.isEmpty {
                 pairs[index] = source

@@ -42,6 +42,9 @@ final class ONNXGraph: Sendable {
     /// `Relu` and `Clip` nodes fused into the `Conv` whose result they alone read, by the
     /// activation's position, with the convolution's (``ONNXActivationFusion``).
     private let fusedActivations: [Int: Int]
+    /// `Add` nodes fused into the `MatMul` whose result they alone read, by the addition's
+    /// position (``ONNXBiasFusion``).
+    private let fusedBiases: [Int: ONNXBiasFusion.Pair]
 
     init(model: ONNXModelProto, source: ONNXDataSource) throws(ModelError) {
         self.source = source
@@ -85,6 +88,7 @@ final class ONNXGraph: Sendable {
         deferredConvolutions = Set(folds.keys)
         fusedActivations = ONNXActivationFusion.pairs(
             nodes, graphOutputs: Set(graph.outputs.map(\.name)), foldedConvolutions: foldedConvolutions)
+        fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: Set(graph.outputs.map(\.name)))
     }
 
     /// The nodes in dependency order (Kahn's algorithm; ONNX asks exporters for this order, not
@@ -192,6 +196,10 @@ final class ONNXGraph: Sendable {
                 // The activation is the convolution's epilogue: its engine operation is the convolution's.
                 results = fused
                 if let trace { for result in results { trace.mark(result, origin: convolution) } }
+            } else if let pair = fusedBiases[index], let fused = try ONNXBiasFusion.lower(context, pair) {
+                // The addition is the product's epilogue: its engine operation is the MatMul's.
+                results = fused
+                if let trace { for result in results { trace.mark(result, origin: pair.product) } }
             } else {
                 results = try known.lower(context)
             }

@@ -38,7 +38,12 @@ extension ONNXOperators {
         if alpha != 1 { y = y * alpha }
         if node.hasInput(2), beta != 0 {
             let c = try node.tensor(2)
-            y = Tensor.binary(.add, y, beta == 1 ? c : c * beta, at: nil)
+            // A bias per column (a classifier's `Gemm`) is added by the product as it finishes.
+            if alpha == 1, beta == 1, let fused = y.addingBias(c) {
+                y = fused
+            } else {
+                y = Tensor.binary(.add, y, beta == 1 ? c : c * beta, at: nil)
+            }
         }
         return [try node.output(y, try node.type(0))]
     }

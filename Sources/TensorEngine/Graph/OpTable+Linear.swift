@@ -1,0 +1,62 @@
+// The linear row of the op table: a product with a bias added to each of its rows, the
+// projection every transformer and classifier layer computes. Its shape and cost rules, its
+// decomposition (the reference) and its parity samples.
+
+extension ShapeRules {
+    /// `x [m, k]`, `weight [k, n]` and `bias [n]`: the result is `[m, n]`.
+    static let linear: ShapeRule = { _, inputs throws(RuleViolation) in
+        let (x, weight, bias) = (inputs[0].shape, inputs[1].shape, inputs[2].shape)
+        guard x.count == 2, weight.count == 2, bias.count == 1, x[1] == weight[0], bias[0] == weight[1] else {
+            throw RuleViolation(
+                .shapeMismatch,
+                "linear takes x [m, k], weight [k, n] and bias [n]; got \(describe(x)), \(describe(weight)) "
+                    + "and \(describe(bias))")
+        }
+        return TensorSignature(shape: [x[0], weight[1]], scalarType: inputs[0].scalarType)
+    }
+}
+
+extension CostRules {
+    /// The product's cost and one more FLOP per result for its bias, which the kernels add as
+    /// each piece of the result is finished (the bias is read once per piece, from cache).
+    static let linear: CostRule = { op, inputs, output in
+        let k = Double(inputs.first?.signature.shape.last ?? 0)
+        let shape = output.shape
+        let skinny = Swift.min(shape[0], shape[1]) < 16
+        return streaming(op, inputs, output, flopsPerElement: 2 * k + 1, costClass: skinny ? .matrixVector : .matmul)
+    }
+}
+
+extension Decompositions {
+    /// The product, then the bias broadcast along its rows.
+    static let linear: @Sendable (Op, [Tensor]) -> Tensor = { _, operands in
+        Tensor.binary(.add, Tensor.record(.matmul, [operands[0], operands[1]], at: nil), operands[2], at: nil)
+    }
+}
+
+extension Samples {
+    /// A few rows and many, one row (the vector·matrix path), one column, transposed and strided
+    /// operands (a `Gemm` with `transB`), no depth (the result is the bias), no rows, `Float16`, and
+    /// products large enough for the backends' packed and split paths.
+    static let linear: [ParitySample] = {
+        func input(_ shape: [Int], _ type: ScalarType = .float32, _ layout: SampleLayout = .contiguous) -> SampleInput {
+            SampleInput(shape: shape, type: type, layout: layout)
+        }
+        let cases: [(String, [SampleInput])] = [
+            ("rows", [input([5, 7]), input([7, 9]), input([9])]),
+            ("one row", [input([1, 64]), input([64, 50]), input([50])]),
+            ("one column", [input([40, 64]), input([64, 1]), input([1])]),
+            ("transposed weight", [input([6, 33]), input([33, 20], .float32, .transposed), input([20])]),
+            ("transposed x, strided bias", [input([12, 8], .float32, .transposed), input([8, 5]), input([5], .float32, .strided)]),
+            ("reversed weight", [input([3, 6]), input([6, 4], .float32, .reversed), input([4])]),
+            ("no depth: the bias alone", [input([3, 0]), input([0, 4]), input([4])]),
+            ("no rows", [input([0, 5]), input([5, 3]), input([3])]),
+            ("float16", [input([4, 6], .float16), input([6, 5], .float16), input([5], .float16)]),
+            ("a model's rows at batch 1", [input([12, 384]), input([384, 160]), input([160])]),
+            ("large", [input([96, 200]), input([200, 130]), input([130])]),
+        ]
+        return cases.map { label, inputs in
+            ParitySample(label: label, inputs: inputs, apply: .op(.linear), reductionLength: inputs[0].shape.last ?? 1)
+        }
+    }()
+}
