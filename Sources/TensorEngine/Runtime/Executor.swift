@@ -87,7 +87,8 @@ package struct Executor {
             let backendID = steps[index].backend
             if backendOfStep?.id != backendID {
                 guard let found = backend(backendID) else {
-                    throw TensorError(.backendFailure, op: node.op.name, message: "backend \(backendID) is not available")
+                    throw TensorError(
+                        .backendFailure, op: node.op.name, message: "backend \(backendID) is not available")
                 }
                 backendOfStep = (backendID, found)
             }

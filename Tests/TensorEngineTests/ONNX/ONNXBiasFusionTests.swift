@@ -22,7 +22,8 @@ import Testing
             TestNode(op: "Gemm", inputs: ["rows", "wt", "b"], outputs: ["g"], attributes: [("transB", .int(1))]),
         ]
         let shapes: [(String, [Int])] = [
-            ("x", [3, 2, 5]), ("w", [5, 4]), ("b", [4]), ("w2", [5, 3]), ("c", [1, 3]), ("rows", [6, 5]), ("wt", [4, 5]),
+            ("x", [3, 2, 5]), ("w", [5, 4]), ("b", [4]), ("w2", [5, 3]), ("c", [1, 3]), ("rows", [6, 5]),
+            ("wt", [4, 5]),
         ]
         let bytes = ONNXBytes.model(opset: 13, nodes: nodes, inputs: shapes, outputs: ["y", "z", "kept", "u", "g"])
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("bias-\(UUID().uuidString).onnx")
@@ -36,9 +37,10 @@ import Testing
         }
         func input(_ name: String) throws -> Tensor { try #require(inputs[name]) }
         let kept = try input("x").matmul(try input("w"))
+        let (b, c) = (try input("b"), try input("c"))
         let unfused = [
-            "y": kept + (try input("b")), "z": try input("c") + (try input("x")).matmul(try input("w2")), "kept": kept,
-            "u": kept + (try input("b")), "g": (try input("rows")).matmul((try input("wt")).transposed()) + (try input("b")),
+            "y": kept + b, "z": c + (try input("x")).matmul(try input("w2")), "kept": kept, "u": kept + b,
+            "g": (try input("rows")).matmul((try input("wt")).transposed()) + b,
         ]
         var expected: [String: ShapedArray<Float>] = [:]
         for (name, tensor) in unfused {

@@ -48,7 +48,8 @@ extension OpenBLASBackend {
         let tasksPerBatch = (lq + rowsPerTask - 1) / rowsPerTask
         let tasks = batches * tasksPerBatch
         let multiplyAdds = Double(batches) * Double(lq) * Double(lk) * Double(d + dv)
-        let pieces = Int(Swift.min(Swift.max(1, multiplyAdds / Double(Self.attentionMultiplyAddsPerPiece)), Double(wanted)))
+        let enough = multiplyAdds / Double(Self.attentionMultiplyAddsPerPiece)
+        let pieces = Int(Swift.min(Swift.max(1, enough), Double(wanted)))
         let (scale, causal) = (op.attentionScale, op.isCausal)
         BLASThreads.use(1)
         Parallel.forEachRange(tasks, parts: Swift.min(tasks, pieces)) { range in
