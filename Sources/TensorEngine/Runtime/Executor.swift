@@ -80,19 +80,23 @@ package struct Executor {
             if bufferReaders[maker] == 0 { liveBytes -= bufferBytes[maker] }
         }
 
-        var backendOfStep: (id: BackendID, backend: any Backend)?
+        // The previous step's backend, looked up again only when a step's differs.
+        var previous: (id: BackendID, backend: any Backend)?
         for index in steps.indices {
             let output = steps[index].output
             let node = nodes[output]
             let backendID = steps[index].backend
-            if backendOfStep?.id != backendID {
-                guard let found = backend(backendID) else {
+            let backend: any Backend
+            if let previous, previous.id == backendID {
+                backend = previous.backend
+            } else {
+                guard let found = self.backend(backendID) else {
                     throw TensorError(
                         .backendFailure, op: node.op.name, message: "backend \(backendID) is not available")
                 }
-                backendOfStep = (backendID, found)
+                backend = found
+                previous = (backendID, found)
             }
-            guard let backend = backendOfStep?.backend else { continue }
             var inputs: [Value] = []
             inputs.reserveCapacity(steps[index].operands.count)
             // The position whose buffer the output shares, if it is an operand's (a view).

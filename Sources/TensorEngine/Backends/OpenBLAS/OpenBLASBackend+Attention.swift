@@ -12,9 +12,10 @@ extension OpenBLASBackend {
     /// its block's scores into a buffer of its own, masks them, takes the softmax in place and
     /// multiplies by the values, so the `[..., Lq, Lk]` scores never exist in memory at once.
     /// Tasks (batches, then blocks of queries) are shared across the workers; the products are
-    /// single-threaded (``HostProducts``). Queries, keys and values are read in place when each
-    /// batch's rows have their elements next to each other (the heads of a `[batch, length, heads,
-    /// depth]` projection, permuted), else copied row-major first.
+    /// single-threaded (``HostProducts``). Queries, keys and values are read in place, as products
+    /// read their operands, when BLAS can describe each batch's matrix (the heads of a
+    /// `[batch, length, heads, depth]` projection, permuted; a transposed key), else copied
+    /// row-major first.
     func attention(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "attention")
         let out = buffer.elements(as: Float.self)
@@ -36,9 +37,13 @@ extension OpenBLASBackend {
             }
             return result
         }
-        let query = try AttentionOperand(inputs[0], batchShape: batchShape, backend: self)
-        let key = try AttentionOperand(inputs[1], batchShape: batchShape, backend: self)
-        let value = try AttentionOperand(inputs[2], batchShape: batchShape, backend: self)
+        // Copies, where BLAS cannot read an operand in place, must outlive the products.
+        let queries = try contiguousIfNeeded(inputs[0], rows: lq, columns: d)
+        let keys = try contiguousIfNeeded(inputs[1], rows: lk, columns: d)
+        let values = try contiguousIfNeeded(inputs[2], rows: lk, columns: dv)
+        let (query, queryBatches) = try operand(queries, rows: lq, columns: d)
+        let (key, keyBatches) = try operand(keys, rows: lk, columns: d)
+        let (value, valueBatches) = try operand(values, rows: lk, columns: dv)
         let mask = try inputs.count > 3 ? AttentionMask(inputs[3], batchShape: batchShape, lq: lq, lk: lk) : nil
 
         // Tasks: whole batches when there are enough of them, else blocks of queries.
@@ -59,19 +64,23 @@ extension OpenBLASBackend {
                 let (batch, block) = task.quotientAndRemainder(dividingBy: tasksPerBatch)
                 let first = block * rowsPerTask
                 let rows = Swift.min(rowsPerTask, lq - first)
+                // Scores = Q·Kᵀ: a row-major key is Kᵀ stored transposed, a transposed one is Kᵀ as it is.
+                let firstQuery = query.transposed ? first : first * query.leading
                 HostProducts.multiply(
-                    transposeA: false, transposeB: true, m: rows, n: lk, k: d, query.rows(of: batch, from: first),
-                    lda: query.rowStride, key.rows(of: batch), ldb: key.rowStride, scores, ldc: lk, accumulate: false)
+                    transposeA: query.transposed, transposeB: !key.transposed, m: rows, n: lk, k: d,
+                    query.pointer + queryBatches[batch] + firstQuery, lda: query.leading,
+                    key.pointer + keyBatches[batch], ldb: key.leading, scores, ldc: lk, accumulate: false)
                 for row in 0..<rows {
                     Self.weigh(scores + row * lk, keys: lk, query: first + row, of: lq, scale: scale,
                                mask: mask?.row(batch: batch, query: first + row), causal: causal)
                 }
                 HostProducts.multiply(
-                    transposeA: false, transposeB: false, m: rows, n: dv, k: lk, scores, lda: lk, value.rows(of: batch),
-                    ldb: value.rowStride, out + (batch * lq + first) * dv, ldc: dv, accumulate: false)
+                    transposeA: false, transposeB: value.transposed, m: rows, n: dv, k: lk, scores, lda: lk,
+                    value.pointer + valueBatches[batch], ldb: value.leading, out + (batch * lq + first) * dv, ldc: dv,
+                    accumulate: false)
             }
         }
-        withExtendedLifetime((query, key, value, mask)) {}
+        withExtendedLifetime((queries, keys, values, mask)) {}
         return result
     }
 
@@ -129,45 +138,6 @@ extension OpenBLASBackend {
             }
         }
         withExtendedLifetime((value.keepAlive, mask)) {}
-    }
-}
-
-/// A query, key or value of attention read in place: each batch's `[length, depth]` matrix starts
-/// at its own offset, with rows `rowStride` floats apart and elements next to each other. A value
-/// laid out otherwise (elements apart, rows overlapping or reversed) is copied row-major first.
-private struct AttentionOperand {
-    let keepAlive: Value
-    let base: UnsafePointer<Float>
-    let batchOffsets: [Int]
-    let rowStride: Int
-
-    init(_ operand: Value, batchShape: [Int], backend: OpenBLASBackend) throws(TensorError) {
-        let layout = operand.layout
-        let rank = layout.rank
-        let (rows, columns) = (operand.shape[rank - 2], operand.shape[rank - 1])
-        // One row's stride is never read; BLAS still wants it at least the row's length.
-        let rowStride = rows <= 1 ? Swift.max(columns, 1) : layout.strides[rank - 2]
-        let readable = (layout.strides[rank - 1] == 1 || columns <= 1) && rowStride >= Swift.max(columns, 1)
-            && layout.strides.dropLast(2).allSatisfy { $0 >= 0 }
-        guard readable else {
-            let copy = try backend.contiguous(operand)
-            keepAlive = copy.keepAlive
-            base = UnsafePointer(copy.pointer.assumingMemoryBound(to: Float.self))
-            let matrix = rows * columns
-            batchOffsets = (0..<batchShape.reduce(1, *)).map { $0 * matrix }
-            self.rowStride = Swift.max(columns, 1)
-            return
-        }
-        keepAlive = operand
-        base = UnsafePointer(try OpenBLASBackend.pointer(operand).assumingMemoryBound(to: Float.self))
-        batchOffsets = Layout(shape: batchShape, strides: Array(layout.strides.dropLast(2)), offset: layout.offset)
-            .elementOffsets()
-        self.rowStride = rowStride
-    }
-
-    /// Row `first` of one batch's matrix, and the rows after it.
-    func rows(of batch: Int, from first: Int = 0) -> UnsafePointer<Float> {
-        base + batchOffsets[batch] + first * rowStride
     }
 }
 

@@ -2,8 +2,9 @@ import COpenBLAS
 
 extension OpenBLASBackend {
     /// How a matrix operand is handed to BLAS: a base offset, whether it is transposed, and the
-    /// leading dimension. Views that BLAS cannot describe are copied once, row-major.
-    private struct MatrixOperand {
+    /// leading dimension. Views that BLAS cannot describe are copied once, row-major. Products and
+    /// attention's operands are read this way.
+    struct MatrixOperand {
         var pointer: UnsafePointer<Float>
         var transposed: Bool
         var leading: Int
@@ -11,7 +12,7 @@ extension OpenBLASBackend {
 
     /// Describes the last two axes of `value` for BLAS and lists each batch's base offset.
     /// The value must be readable (see ``contiguousIfNeeded(_:rows:columns:)``).
-    private func operand(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> (MatrixOperand, batchOffsets: [Int]) {
+    func operand(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> (MatrixOperand, batchOffsets: [Int]) {
         let rank = value.layout.rank
         let rowStride = value.layout.strides[rank - 2]
         let columnStride = value.layout.strides[rank - 1]
@@ -131,7 +132,7 @@ extension OpenBLASBackend {
 
     /// The value itself when BLAS can read its last two axes (row- or column-major, non-negative
     /// strides, any batch strides), else a row-major copy.
-    private func contiguousIfNeeded(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> Value {
+    func contiguousIfNeeded(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> Value {
         let rank = value.layout.rank
         let rowStride = value.layout.strides[rank - 2]
         let columnStride = value.layout.strides[rank - 1]
