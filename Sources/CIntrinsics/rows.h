@@ -144,6 +144,109 @@ static TE_ROWS_AVX512 void te_softmax_row_avx512(const float *x, float *out, lon
     for (i = 0; i + 16 <= n; i += 16) *(te_row16u *)(out + i) *= scale;
     if (i < n) te_row_store_tail(out + i, n - i, te_row_load_tail(out + i, n - i, 0) * scale);
 }
+
+/// Row `u`'s scores at keys j..<j+16 as softmax weighs them: `x·scale + mask`, and -inf at
+/// keys from `limit` on (hidden, or past the row). Reads nothing at or past `limit`.
+static inline __attribute__((always_inline)) TE_ROWS_AVX512 te_row16
+te_rows_score(const float *x, const float *mask, long j, long limit, te_row16 scale) {
+    if (j + 16 <= limit) {
+        const te_row16 scaled = *(const te_row16u *)(x + j) * scale;
+        return mask ? scaled + *(const te_row16u *)(mask + j) : scaled;
+    }
+    if (j >= limit) return -INFINITY;
+    const te_row16 scaled = te_row_load_tail(x + j, limit - j, 0) * scale;
+    const te_row16 value = mask ? scaled + te_row_load_tail(mask + j, limit - j, 0) : scaled;
+    const te_rowint16 lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    return te_row_select(lane < (te_rowint16)(int)(limit - j), value, (te_row16)-INFINITY);
+}
+
+/// Stores `v` at keys j..<j+16 of a row of n, nothing past it.
+static inline __attribute__((always_inline)) TE_ROWS_AVX512 void
+te_rows_store(float *out, long j, long n, te_row16 v) {
+    if (j + 16 <= n) {
+        *(te_row16u *)(out + j) = v;
+    } else {
+        te_row_store_tail(out + j, n - j, v);
+    }
+}
+
+/// The softmax of `count` ≤ 4 rows of n > 0 floats at once, their instructions interleaved:
+/// one row of 128 (attention's) is a chain of dependent reductions and exponentials that keeps a
+/// core waiting, four rows side by side keep its units busy. See ``te_softmax_rows_avx512``.
+static inline __attribute__((always_inline)) TE_ROWS_AVX512 void
+te_softmax_row_group(const float *const *x, float *const *out, const float *const *mask, const long *limit,
+                     const int count, long n, float scale) {
+    const te_row16 factor = scale;
+    // The maxima pass NaNs over: a NaN score's exponential is NaN, and so is its row's sum and
+    // every weight of the row, as with a NaN maximum.
+    te_row16 maxima[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (long j = 0; j < n; j += 16) {
+#pragma clang loop unroll(full)
+        for (int u = 0; u < count; u++) {
+            maxima[u] = __builtin_elementwise_max(maxima[u], te_rows_score(x[u], mask[u], j, limit[u], factor));
+        }
+    }
+    te_row16 shift[4], sums[4] = {0, 0, 0, 0};
+#pragma clang loop unroll(full)
+    for (int u = 0; u < count; u++) shift[u] = te_row_max(maxima[u]);
+    for (long j = 0; j < n; j += 16) {
+#pragma clang loop unroll(full)
+        for (int u = 0; u < count; u++) {
+            // Keys past the limit score -inf: their weight is stored as 0.
+            const te_row16 e = te_row_exp(te_rows_score(x[u], mask[u], j, limit[u], factor) - shift[u]);
+            te_rows_store(out[u], j, n, e);
+            sums[u] += e;
+        }
+    }
+    te_row16 inverse[4];
+#pragma clang loop unroll(full)
+    for (int u = 0; u < count; u++) inverse[u] = 1 / te_row_sum(sums[u]);
+    for (long j = 0; j + 16 <= n; j += 16) {
+#pragma clang loop unroll(full)
+        for (int u = 0; u < count; u++) *(te_row16u *)(out[u] + j) *= inverse[u];
+    }
+    const long tail = n % 16;
+    if (tail != 0) {
+#pragma clang loop unroll(full)
+        for (int u = 0; u < count; u++) {
+            float *end = out[u] + n - tail;
+            te_row_store_tail(end, tail, te_row_load_tail(end, tail, 0) * inverse[u]);
+        }
+    }
+}
+
+/// The softmax of `rows` rows of n > 0 floats, `x` rows `ldx` apart into `out` rows `ldo` apart
+/// (in place when they are the same), each row's scores taken as `x·scale + mask` first: `mask`
+/// (NULL for none) has its rows `maskRowStride` apart and its keys contiguous. When `causal`,
+/// row r sees only its first `visible + r` keys (none when that is 0 or less) (a causal attention's block of queries): the
+/// others weigh 0. A row with no key it may see, or with a NaN, is NaN throughout, as in
+/// ``te_softmax_row_avx512``. Four rows at a time.
+static TE_ROWS_AVX512 void te_softmax_rows_avx512(const float *x, long ldx, float *out, long ldo, long rows, long n,
+                                                  float scale, const float *mask, long maskRowStride, int causal,
+                                                  long visible) {
+    long r = 0;
+    for (; r < rows; r += 4) {
+        const float *sources[4];
+        float *targets[4];
+        const float *masks[4];
+        long limits[4];
+        const int count = rows - r >= 4 ? 4 : (int)(rows - r);
+        for (int u = 0; u < 4; u++) {
+            const long row = r + (u < count ? u : 0);
+            sources[u] = x + row * ldx;
+            targets[u] = out + row * ldo;
+            masks[u] = mask ? mask + row * maskRowStride : 0;
+            const long seen = visible + row;
+            limits[u] = !causal || seen > n ? n : (seen < 0 ? 0 : seen);
+        }
+        switch (count) {
+        case 4: te_softmax_row_group(sources, targets, masks, limits, 4, n, scale); break;
+        case 3: te_softmax_row_group(sources, targets, masks, limits, 3, n, scale); break;
+        case 2: te_softmax_row_group(sources, targets, masks, limits, 2, n, scale); break;
+        default: te_softmax_row_group(sources, targets, masks, limits, 1, n, scale); break;
+        }
+    }
+}
 #undef TE_ROW_MAX_STEP
 
 #endif

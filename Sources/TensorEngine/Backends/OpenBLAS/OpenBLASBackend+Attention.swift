@@ -1,18 +1,25 @@
-extension OpenBLASBackend {
-    /// Scores of at most this many floats per task (1 MiB): a task's block of queries is cut
-    /// shorter when its keys are many, so the scores stay in L2.
-    static let attentionScoreFloats = 1 << 18
+import CIntrinsics
 
+extension OpenBLASBackend {
     /// Multiply-adds of attention (both products) per piece of work shared across the workers, at
     /// least: a model's heads at batch 1 (12 of 12 × 12 × 32 in MiniLM) are a few microseconds of
     /// work, which more pieces would spend waiting for each other.
     static let attentionMultiplyAddsPerPiece = 1 << 16
 
+    /// Scores of a block of queries, in floats (16 KiB): small enough to stay in L1 from the first
+    /// product through the softmax to the second, which reads them as its A.
+    static let attentionBlockScoreFloats = 1 << 12
+
+    /// Queries per block at least, however many the keys: two of the product kernel's tiles.
+    static let attentionBlockRows = 24
+
     /// `softmax(query · keyᵀ · scale + mask) · value` by blocks of queries: each task computes
     /// its block's scores into a buffer of its own, masks them, takes the softmax in place and
     /// multiplies by the values, so the `[..., Lq, Lk]` scores never exist in memory at once.
-    /// Tasks (batches, then blocks of queries) are shared across the workers; the products are
-    /// single-threaded (``HostProducts``). Queries, keys and values are read in place, as products
+    /// Tasks (batches, then ranges of queries) are shared across the workers; the products are
+    /// single-threaded (``HostProducts``). With the engine's kernel a task packs its keys and
+    /// values once and takes its queries in blocks whose scores stay in L1
+    /// (``attentionBlockScoreFloats``). Queries, keys and values are read in place, as products
     /// read their operands, when BLAS can describe each batch's matrix (the heads of a
     /// `[batch, length, heads, depth]` projection, permuted; a transposed key), else copied
     /// row-major first.
@@ -46,10 +53,10 @@ extension OpenBLASBackend {
         let (value, valueBatches) = try operand(values, rows: lk, columns: dv)
         let mask = try inputs.count > 3 ? AttentionMask(inputs[3], batchShape: batchShape, lq: lq, lk: lk) : nil
 
-        // Tasks: whole batches when there are enough of them, else blocks of queries.
+        // Tasks: whole batches when there are enough of them, else ranges of queries.
         let wanted = Parallel.workers * MatmulSplit.piecesPerWorker
         let blocksPerBatch = batches >= wanted ? 1 : (wanted + batches - 1) / batches
-        let rowsPerTask = Swift.max(1, Swift.min((lq + blocksPerBatch - 1) / blocksPerBatch, Self.attentionScoreFloats / lk))
+        let rowsPerTask = Swift.max(1, (lq + blocksPerBatch - 1) / blocksPerBatch)
         let tasksPerBatch = (lq + rowsPerTask - 1) / rowsPerTask
         let tasks = batches * tasksPerBatch
         let multiplyAdds = Double(batches) * Double(lq) * Double(lk) * Double(d + dv)
@@ -57,57 +64,73 @@ extension OpenBLASBackend {
         let pieces = Int(Swift.min(Swift.max(1, enough), Double(wanted)))
         let (scale, causal) = (op.attentionScale, op.isCausal)
         BLASThreads.use(1)
+        let blockRows = Swift.min(rowsPerTask, Swift.max(Self.attentionBlockRows, Self.attentionBlockScoreFloats / lk))
+        let packsOperands = HostProducts.kernel == .avx512
         Parallel.forEachRange(tasks, parts: Swift.min(tasks, pieces)) { range in
-            let scores = UnsafeMutablePointer<Float>.allocate(capacity: rowsPerTask * lk)
+            let scores = UnsafeMutablePointer<Float>.allocate(capacity: blockRows * lk)
             defer { scores.deallocate() }
+            // The keys and values packed once per task, for all its blocks of queries.
+            let (keyFloats, valueFloats) = packsOperands ? (te_packed_b_floats(d, lk), te_packed_b_floats(lk, dv)) : (0, 0)
+            let packed = UnsafeMutableRawPointer.allocate(
+                byteCount: (keyFloats + valueFloats) * MemoryLayout<Float>.stride, alignment: 64
+            ).bindMemory(to: Float.self, capacity: keyFloats + valueFloats)
+            defer { packed.deallocate() }
             for task in range {
                 let (batch, block) = task.quotientAndRemainder(dividingBy: tasksPerBatch)
-                let first = block * rowsPerTask
-                let rows = Swift.min(rowsPerTask, lq - first)
-                // Scores = Q·Kᵀ: a row-major key is Kᵀ stored transposed, a transposed one is Kᵀ as it is.
-                let firstQuery = query.transposed ? first : first * query.leading
-                HostProducts.multiply(
-                    transposeA: query.transposed, transposeB: !key.transposed, m: rows, n: lk, k: d,
-                    query.pointer + queryBatches[batch] + firstQuery, lda: query.leading,
-                    key.pointer + keyBatches[batch], ldb: key.leading, scores, ldc: lk, accumulate: false)
-                for row in 0..<rows {
-                    Self.weigh(scores + row * lk, keys: lk, query: first + row, of: lq, scale: scale,
-                               mask: mask?.row(batch: batch, query: first + row), causal: causal)
+                let (keyBase, valueBase) = (key.pointer + keyBatches[batch], value.pointer + valueBatches[batch])
+                if packsOperands {
+                    // Kᵀ: a row-major key is Kᵀ stored transposed, a transposed one is Kᵀ as it is.
+                    te_pack_b_panels(key.transposed ? 0 : 1, d, lk, keyBase, key.leading, packed, 0, (lk + 31) / 32)
+                    te_pack_b_panels(value.transposed ? 1 : 0, lk, dv, valueBase, value.leading, packed + keyFloats,
+                                     0, (dv + 31) / 32)
                 }
-                HostProducts.multiply(
-                    transposeA: false, transposeB: value.transposed, m: rows, n: dv, k: lk, scores, lda: lk,
-                    value.pointer + valueBatches[batch], ldb: value.leading, out + (batch * lq + first) * dv, ldc: dv,
-                    accumulate: false)
+                let taskEnd = Swift.min(lq, (block + 1) * rowsPerTask)
+                for first in stride(from: block * rowsPerTask, to: taskEnd, by: blockRows) {
+                    let rows = Swift.min(blockRows, taskEnd - first)
+                    let queryBlock = query.pointer + queryBatches[batch] + (query.transposed ? first : first * query.leading)
+                    let target = out + (batch * lq + first) * dv
+                    if packsOperands {
+                        te_sgemm_packed(query.transposed ? 1 : 0, rows, lk, d, queryBlock, query.leading, packed, 0, lk,
+                                        scores, lk, 0)
+                    } else {
+                        HostProducts.multiply(
+                            transposeA: query.transposed, transposeB: !key.transposed, m: rows, n: lk, k: d, queryBlock,
+                            lda: query.leading, keyBase, ldb: key.leading, scores, ldc: lk, accumulate: false)
+                    }
+                    Self.weigh(scores, rows: rows, keys: lk, firstQuery: first, of: lq, scale: scale,
+                               mask: mask?.rows(batch: batch, firstQuery: first), causal: causal)
+                    if packsOperands {
+                        te_sgemm_packed(0, rows, dv, lk, scores, lk, packed + keyFloats, 0, dv, target, dv, 0)
+                    } else {
+                        HostProducts.multiply(
+                            transposeA: false, transposeB: value.transposed, m: rows, n: dv, k: lk, scores, lda: lk,
+                            valueBase, ldb: value.leading, target, ldc: dv, accumulate: false)
+                    }
+                }
             }
         }
         withExtendedLifetime((queries, keys, values, mask)) {}
         return result
     }
 
-    /// One query's scores turned into its weights, in place: scaled, masked, the keys after its
-    /// position hidden when `causal` (query i of Lq sees keys j ≤ i + Lk - Lq), then the softmax.
-    private static func weigh(_ line: UnsafeMutablePointer<Float>, keys lk: Int, query position: Int, of lq: Int,
-                              scale: Float, mask: (pointer: UnsafePointer<Float>, stride: Int)?, causal: Bool) {
-        scaleAndMask(line, lk, scale: scale, mask: mask)
-        if causal {
-            let visible = Swift.max(0, position + lk - lq + 1)
-            if visible < lk { (line + visible).update(repeating: -.infinity, count: lk - visible) }
-        }
-        RowKernels.softmax(line, line, lk, logarithmic: false)
-    }
-
-    /// `line[j] = line[j] · scale + mask[j]`.
-    private static func scaleAndMask(_ line: UnsafeMutablePointer<Float>, _ count: Int, scale: Float,
-                                     mask: (pointer: UnsafePointer<Float>, stride: Int)?) {
-        guard let mask else {
-            for j in 0..<count { line[j] *= scale }
+    /// A block of queries' scores (`rows` rows of `lk`, contiguous) turned into their weights in
+    /// place: scaled, masked, the keys after each query's position hidden when `causal` (query i
+    /// of Lq sees keys j ≤ i + Lk - Lq), then the softmax (``RowKernels/softmaxRows``, which reads
+    /// a mask whose keys are contiguous as it goes; another is added to the scores first).
+    private static func weigh(_ scores: UnsafeMutablePointer<Float>, rows: Int, keys lk: Int, firstQuery: Int,
+                              of lq: Int, scale: Float, mask: AttentionMask.Rows?, causal: Bool) {
+        let visible = causal ? firstQuery + lk - lq + 1 : nil
+        guard let mask, mask.keyStride != 1 else {
+            RowKernels.softmaxRows(scores, ldx: lk, scores, ldo: lk, rows: rows, lk, scale: scale,
+                                   mask: mask.map { ($0.pointer, $0.queryStride) }, causalVisible: visible)
             return
         }
-        if mask.stride == 1 {
-            for j in 0..<count { line[j] = line[j] * scale + mask.pointer[j] }
-        } else {
-            for j in 0..<count { line[j] = line[j] * scale + mask.pointer[j * mask.stride] }
+        for row in 0..<rows {
+            let (line, maskRow) = (scores + row * lk, mask.pointer + row * mask.queryStride)
+            for j in 0..<lk { line[j] = line[j] * scale + maskRow[j * mask.keyStride] }
         }
+        RowKernels.softmaxRows(scores, ldx: lk, scores, ldo: lk, rows: rows, lk, scale: 1, mask: nil,
+                               causalVisible: visible)
     }
 
     /// Attention with queries and keys of depth 0: every score is the mask's (or 0), and the
@@ -127,8 +150,8 @@ extension OpenBLASBackend {
                 line.withUnsafeMutableBufferPointer { row in
                     let base = row.baseAddress.unsafelyUnwrapped
                     base.update(repeating: 0, count: lk)
-                    Self.weigh(base, keys: lk, query: position, of: lq, scale: 1,
-                               mask: mask?.row(batch: batch, query: position), causal: op.isCausal)
+                    Self.weigh(base, rows: 1, keys: lk, firstQuery: position, of: lq, scale: 1,
+                               mask: mask?.rows(batch: batch, firstQuery: position), causal: op.isCausal)
                     for j in 0..<dv {
                         var sum: Float = 0
                         for p in 0..<lk { sum += base[p] * v[(batch * lk + p) * dv + j] }
@@ -160,8 +183,19 @@ private struct AttentionMask {
         keyStride = layout.strides[rank - 1]
     }
 
-    /// The mask's row for one query of one batch, and the distance between its keys.
-    func row(batch: Int, query: Int) -> (pointer: UnsafePointer<Float>, stride: Int) {
-        (base + batchOffsets[batch] + query * queryStride, keyStride)
+    /// The mask's rows for a block of queries of one batch, from its first.
+    struct Rows {
+        /// The first query's row.
+        let pointer: UnsafePointer<Float>
+        /// The distance between two queries' rows (0 for a mask broadcast along the queries).
+        let queryStride: Int
+        /// The distance between two keys of a row.
+        let keyStride: Int
+    }
+
+    /// The mask's rows for the queries of one batch from `firstQuery` on.
+    func rows(batch: Int, firstQuery: Int) -> Rows {
+        Rows(pointer: base + batchOffsets[batch] + firstQuery * queryStride, queryStride: queryStride,
+             keyStride: keyStride)
     }
 }

@@ -1,14 +1,14 @@
-/// A kernel over one contiguous row: input, output, length.
-typealias RowKernel = (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
+/// A kernel over contiguous rows: input, output, how many rows, their length.
+typealias RowsKernel = (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int, Int) -> Void
 
 extension OpenBLASBackend {
-    /// A row kernel (softmax, log-softmax, layer norm) along the op's axis: vectorised per row
+    /// A row kernel (softmax, log-softmax, layer norm) along the op's axis: vectorised over rows
     /// when the axis is the last of a row-major input; otherwise the axis is moved last by a copy
-    /// and moved back after. Inlined into each registration, so that `row` is a known function
-    /// there and is called directly per row, not through a closure value (softmax-attn has
-    /// 16,384 rows of 128).
+    /// and moved back after. Each worker hands its whole range of rows to `row` at once (softmax
+    /// interleaves four rows); inlined into each registration, so that `row` is a known function
+    /// there, not a closure value.
     @inline(__always)
-    func lines(_ op: Op, _ input: Value, _ output: TensorSignature, _ row: RowKernel) throws(TensorError) -> Value {
+    func lines(_ op: Op, _ input: Value, _ output: TensorSignature, _ row: RowsKernel) throws(TensorError) -> Value {
         let axis = op.axis
         let rank = input.layout.rank
         let extent = input.shape[axis]
@@ -40,12 +40,12 @@ extension OpenBLASBackend {
 
     @inline(__always)
     static func runRows(
-        _ row: RowKernel, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Int, length: Int
+        _ row: RowsKernel, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Int, length: Int
     ) {
         guard length > 0 else { return }
         let parts = Parallel.workerCount(forElements: rows * length, costPerElement: 4)
         Parallel.forEachRange(rows, parts: parts) { range in
-            for index in range { row(x + index * length, out + index * length, length) }
+            row(x + range.lowerBound * length, out + range.lowerBound * length, range.count, length)
         }
     }
 }

@@ -57,14 +57,20 @@ package final class OpenBLASBackend: Backend {
             try backend.reduce(op, inputs[0], output)
         }
         registry.register(.softmax, when: .float32) { backend, op, inputs, output throws(TensorError) in
-            try backend.lines(op, inputs[0], output) { RowKernels.softmax($0, $1, $2, logarithmic: false) }
+            try backend.lines(op, inputs[0], output) {
+                RowKernels.softmax(rows: $2, $0, $1, $3, logarithmic: false)
+            }
         }
         registry.register(.logSoftmax, when: .float32) { backend, op, inputs, output throws(TensorError) in
-            try backend.lines(op, inputs[0], output) { RowKernels.softmax($0, $1, $2, logarithmic: true) }
+            try backend.lines(op, inputs[0], output) {
+                RowKernels.softmax(rows: $2, $0, $1, $3, logarithmic: true)
+            }
         }
         registry.register(.layerNorm, when: .float32) { backend, op, inputs, output throws(TensorError) in
             let epsilon = op.epsilon
-            return try backend.lines(op, inputs[0], output) { RowKernels.layerNorm($0, $1, $2, epsilon: epsilon) }
+            return try backend.lines(op, inputs[0], output) { x, out, rows, length in
+                for row in 0..<rows { RowKernels.layerNorm(x + row * length, out + row * length, length, epsilon: epsilon) }
+            }
         }
         registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
             try backend.matmul(inputs[0], inputs[1], output)

@@ -9,6 +9,46 @@ import CIntrinsics
 /// a closure as large as ``VectorMath/exp(_:)`` is not inlined there, and is then called once per
 /// vector with its constants reloaded on every call.
 enum RowKernels {
+    /// ``softmax(_:_:_:logarithmic:)`` of `rows` contiguous rows of n; with AVX-512, softmax takes
+    /// four rows at a time, interleaved (``softmaxRows(_:ldx:_:ldo:rows:_:scale:mask:causalVisible:)``).
+    static func softmax(rows: Int, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int,
+                        logarithmic: Bool) {
+        if CPUFlags.usesAVX512, !logarithmic {
+            softmaxRows(x, ldx: n, out, ldo: n, rows: rows, n, scale: 1, mask: nil, causalVisible: nil)
+            return
+        }
+        for row in 0..<rows { softmax(x + row * n, out + row * n, n, logarithmic: logarithmic) }
+    }
+
+    /// The softmax of `rows` rows of n > 0, `x` rows `ldx` apart into `out` rows `ldo` apart (the
+    /// same pointer for in place), of the scores `x·scale + mask` (`mask`: rows `stride` apart,
+    /// keys contiguous); with `causalVisible` = v, row r weighs only its first v + r keys (none
+    /// when that is 0 or less: its weights are NaN). Attention's weights, and softmax's rows.
+    /// Four rows at a time with AVX-512 (`te_softmax_rows_avx512`), else row by row.
+    static func softmaxRows(_ x: UnsafePointer<Float>, ldx: Int, _ out: UnsafeMutablePointer<Float>, ldo: Int,
+                            rows: Int, _ n: Int, scale: Float, mask: (pointer: UnsafePointer<Float>, stride: Int)?,
+                            causalVisible: Int?) {
+        if CPUFlags.usesAVX512 {
+            te_softmax_rows_avx512(x, ldx, out, ldo, rows, n, scale, mask?.pointer, mask?.stride ?? 0,
+                                   causalVisible == nil ? 0 : 1, causalVisible ?? 0)
+            return
+        }
+        for row in 0..<rows {
+            let (source, line) = (x + row * ldx, out + row * ldo)
+            if let mask {
+                let maskRow = mask.pointer + row * mask.stride
+                for j in 0..<n { line[j] = source[j] * scale + maskRow[j] }
+            } else {
+                for j in 0..<n { line[j] = source[j] * scale }
+            }
+            if let causalVisible {
+                let visible = Swift.min(n, Swift.max(0, causalVisible + row))
+                if visible < n { (line + visible).update(repeating: -.infinity, count: n - visible) }
+            }
+            softmax(line, line, n, logarithmic: false)
+        }
+    }
+
     /// `out = exp(x - max) / Σ exp(x - max)`, or `(x - max) - log Σ exp(x - max)` when
     /// `logarithmic` (the shift is subtracted first: folding `max + log Σ` into one shift rounds
     /// the logarithm away when |max| is large, e.g. spacing 1 at 8.9e6).
