@@ -36,30 +36,3 @@ extension OutputClamp {
         return raised.replacing(with: high, where: raised .>= high)
     }
 }
-
-extension OpenBLASBackend {
-    /// `count` floats from `source` to `target` (apart), each plus `shift` and bounded by
-    /// `clamp` (by -∞ and +∞, which change nothing, without one). A run of a vector or more ends
-    /// with a whole vector that overlaps the one before it, writing the same values again.
-    static func copyOut(
-        _ source: UnsafePointer<Float>, _ target: UnsafeMutablePointer<Float>, count: Int, shift: Float,
-        _ clamp: OutputClamp?
-    ) {
-        let bounds = clamp ?? OutputClamp(lower: -.infinity, upper: .infinity)
-        guard count >= OutputClamp.Lanes.scalarCount else {
-            for index in 0..<count { target[index] = bounds.apply(source[index] + shift) }
-            return
-        }
-        typealias Lanes = OutputClamp.Lanes
-        let (low, high, add) = (Lanes(repeating: bounds.lower), Lanes(repeating: bounds.upper), Lanes(repeating: shift))
-        let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
-        var index = 0
-        while true {
-            let offset = Swift.min(index, count &- Lanes.scalarCount) &* MemoryLayout<Float>.stride
-            let sum = from.loadUnaligned(fromByteOffset: offset, as: Lanes.self) + add
-            to.storeBytes(of: OutputClamp.bound(sum, low, high), toByteOffset: offset, as: Lanes.self)
-            index &+= Lanes.scalarCount
-            if index >= count { return }
-        }
-    }
-}

@@ -76,6 +76,7 @@ extension OpenBLASBackend {
             throw TensorError(.tooLarge, op: "convolution", message: "the convolution's phase planes overflow an Int")
         }
         let rowFloats = phases.rowFloats
+        let bounds = clamp ?? OutputClamp(lower: -.infinity, upper: .infinity)
         // Reads run past a plane's end by up to a window's width and a panel (32 positions).
         let slack = rowFloats + 64
         var rowOffsets: [Int] = []
@@ -133,12 +134,10 @@ extension OpenBLASBackend {
                                 planes + firstRow * rowFloats, offsets, 0, positions, grid, positions)
                             for channel in 0..<count {
                                 let outChannel = first + channel
-                                let shift = bias?[group * outPerGroup + outChannel] ?? 0
-                                for row in 0..<rows {
-                                    let source = grid + channel * positions + row * rowFloats
-                                    let target = result + outChannel * shape.outputCount + (firstRow + row) * outColumns
-                                    Self.copyOut(source, target, count: outColumns, shift: shift, clamp)
-                                }
+                                te_copy_rows_bounded(
+                                    grid + channel * positions, rowFloats,
+                                    result + outChannel * shape.outputCount + firstRow * outColumns, outColumns, rows,
+                                    outColumns, bias?[group * outPerGroup + outChannel] ?? 0, bounds.lower, bounds.upper)
                             }
                         }
                     }
