@@ -61,7 +61,7 @@ extension OpenBLASBackend {
         let tasks = batches * tasksPerBatch
         let multiplyAdds = Double(batches) * Double(lq) * Double(lk) * Double(d + dv)
         let enough = multiplyAdds / Double(Self.attentionMultiplyAddsPerPiece)
-        let pieces = Int(Swift.min(Swift.max(1, enough), Double(wanted)))
+        let pieces = Parallel.balancedPieces(Int(Swift.min(Swift.max(1, enough), Double(wanted))))
         let (scale, causal) = (op.attentionScale, op.isCausal)
         BLASThreads.use(1)
         let blockRows = Swift.min(rowsPerTask, Swift.max(Self.attentionBlockRows, Self.attentionBlockScoreFloats / lk))

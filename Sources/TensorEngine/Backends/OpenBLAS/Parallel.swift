@@ -20,6 +20,13 @@ enum Parallel {
         max(1, min(workers, elements * costPerElement / minimumElementsPerWorker))
     }
 
+    /// `wanted` pieces of equal work made a multiple of the workers when there are more pieces
+    /// than workers, so that none is left with a piece more than the others: 3 pieces on 2
+    /// workers finish when one of them has done 2, a third later than 2 pieces would.
+    static func balancedPieces(_ wanted: Int, workers: Int = workers) -> Int {
+        wanted > workers ? wanted - wanted % workers : wanted
+    }
+
     /// Runs `body(range)` over `0..<count` split into `parts` contiguous ranges (aligned to
     /// `alignment`), in parallel when `parts > 1`.
     static func forEachRange(_ count: Int, parts: Int, alignment: Int = 1, _ body: (Range<Int>) -> Void) {
