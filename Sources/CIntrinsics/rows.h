@@ -218,9 +218,9 @@ te_softmax_row_group(const float *const *x, float *const *out, const float *cons
 /// The softmax of `rows` rows of n > 0 floats, `x` rows `ldx` apart into `out` rows `ldo` apart
 /// (in place when they are the same), each row's scores taken as `x·scale + mask` first: `mask`
 /// (NULL for none) has its rows `maskRowStride` apart and its keys contiguous. When `causal`,
-/// row r sees only its first `visible + r` keys (none when that is 0 or less) (a causal attention's block of queries): the
-/// others weigh 0. A row with no key it may see, or with a NaN, is NaN throughout, as in
-/// ``te_softmax_row_avx512``. Four rows at a time.
+/// row r sees only its first `visible + r` keys, none when that is 0 or less (a causal
+/// attention's block of queries): the others weigh 0. A row with no key it may see, or with a
+/// NaN, is NaN throughout, as in ``te_softmax_row_avx512``. Four rows at a time.
 static TE_ROWS_AVX512 void te_softmax_rows_avx512(const float *x, long ldx, float *out, long ldo, long rows, long n,
                                                   float scale, const float *mask, long maskRowStride, int causal,
                                                   long visible) {

@@ -61,8 +61,8 @@ struct MatmulSplit: Equatable {
             self.init(axis: .rows, extent: m, parts: 1, alignment: 1, libraryThreads: workers)
             return
         }
-        let wanted = Parallel.balancedPieces(
-            max(1, min(workers * Self.piecesPerWorker, multiplyAdds / Self.minimumMultiplyAddsPerPiece)), workers: workers)
+        let worthwhile = max(1, min(workers * Self.piecesPerWorker, multiplyAdds / Self.minimumMultiplyAddsPerPiece))
+        let wanted = Parallel.balancedPieces(worthwhile, workers: workers)
         if batches > 1 {
             self.init(axis: .batch, extent: batches, parts: min(wanted, batches), alignment: 1, libraryThreads: 1)
         } else if m >= n || (!libraryProduct && m >= Self.tile * wanted) {

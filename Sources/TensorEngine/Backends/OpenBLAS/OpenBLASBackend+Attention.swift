@@ -13,6 +13,10 @@ extension OpenBLASBackend {
     /// Queries per block at least, however many the keys: two of the product kernel's tiles.
     static let attentionBlockRows = 24
 
+    /// Scores of a block at most, in floats (1 MiB): with very many keys a block has fewer
+    /// queries than ``attentionBlockRows``, down to one.
+    static let attentionMostScoreFloats = 1 << 18
+
     /// `softmax(query · keyᵀ · scale + mask) · value` by blocks of queries: each task computes
     /// its block's scores into a buffer of its own, masks them, takes the softmax in place and
     /// multiplies by the values, so the `[..., Lq, Lk]` scores never exist in memory at once.
@@ -64,13 +68,16 @@ extension OpenBLASBackend {
         let pieces = Parallel.balancedPieces(Int(Swift.min(Swift.max(1, enough), Double(wanted))))
         let (scale, causal) = (op.attentionScale, op.isCausal)
         BLASThreads.use(1)
-        let blockRows = Swift.min(rowsPerTask, Swift.max(Self.attentionBlockRows, Self.attentionBlockScoreFloats / lk))
+        let blockRows = Swift.max(1, Swift.min(
+            rowsPerTask, Swift.max(Self.attentionBlockRows, Self.attentionBlockScoreFloats / lk),
+            Self.attentionMostScoreFloats / lk))
         let packsOperands = HostProducts.kernel == .avx512
         Parallel.forEachRange(tasks, parts: Swift.min(tasks, pieces)) { range in
             let scores = UnsafeMutablePointer<Float>.allocate(capacity: blockRows * lk)
             defer { scores.deallocate() }
             // The keys and values packed once per task, for all its blocks of queries.
-            let (keyFloats, valueFloats) = packsOperands ? (te_packed_b_floats(d, lk), te_packed_b_floats(lk, dv)) : (0, 0)
+            let (keyFloats, valueFloats) =
+                packsOperands ? (te_packed_b_floats(d, lk), te_packed_b_floats(lk, dv)) : (0, 0)
             let packed = UnsafeMutableRawPointer.allocate(
                 byteCount: (keyFloats + valueFloats) * MemoryLayout<Float>.stride, alignment: 64
             ).bindMemory(to: Float.self, capacity: keyFloats + valueFloats)
@@ -87,7 +94,8 @@ extension OpenBLASBackend {
                 let taskEnd = Swift.min(lq, (block + 1) * rowsPerTask)
                 for first in stride(from: block * rowsPerTask, to: taskEnd, by: blockRows) {
                     let rows = Swift.min(blockRows, taskEnd - first)
-                    let queryBlock = query.pointer + queryBatches[batch] + (query.transposed ? first : first * query.leading)
+                    let queryBlock =
+                        query.pointer + queryBatches[batch] + (query.transposed ? first : first * query.leading)
                     let target = out + (batch * lq + first) * dv
                     if packsOperands {
                         te_sgemm_packed(query.transposed ? 1 : 0, rows, lk, d, queryBlock, query.leading, packed, 0, lk,

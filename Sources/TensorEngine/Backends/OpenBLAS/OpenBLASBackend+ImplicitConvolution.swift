@@ -134,10 +134,11 @@ extension OpenBLASBackend {
                                 planes + firstRow * rowFloats, offsets, 0, positions, grid, positions)
                             for channel in 0..<count {
                                 let outChannel = first + channel
+                                let shift = bias?[group * outPerGroup + outChannel] ?? 0
                                 te_copy_rows_bounded(
                                     grid + channel * positions, rowFloats,
                                     result + outChannel * shape.outputCount + firstRow * outColumns, outColumns, rows,
-                                    outColumns, bias?[group * outPerGroup + outChannel] ?? 0, bounds.lower, bounds.upper)
+                                    outColumns, shift, bounds.lower, bounds.upper)
                             }
                         }
                     }

@@ -69,7 +69,9 @@ package final class OpenBLASBackend: Backend {
         registry.register(.layerNorm, when: .float32) { backend, op, inputs, output throws(TensorError) in
             let epsilon = op.epsilon
             return try backend.lines(op, inputs[0], output) { x, out, rows, length in
-                for row in 0..<rows { RowKernels.layerNorm(x + row * length, out + row * length, length, epsilon: epsilon) }
+                for row in 0..<rows {
+                    RowKernels.layerNorm(x + row * length, out + row * length, length, epsilon: epsilon)
+                }
             }
         }
         registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
