@@ -423,6 +423,16 @@ te_sgemm_implicit(long m, long k, const float *packedA, const float *source, con
     te_sgemm_blocks(0, m, q1, k, NULL, 0, packedA, NULL, source, rowOffsets, q0, q1, c, ldc, 0);
 }
 
+/// `lower` where v ≤ lower, then `upper` where that is ≥ upper, lane by lane: selects by bit
+/// masks, so a NaN (whose comparisons are false) passes both bounds unchanged.
+static inline __attribute__((always_inline)) TE_AVX512 te_float16
+te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
+    typedef int te_int16 __attribute__((ext_vector_type(16)));
+    const te_int16 below = v <= lower, raised = (below & (te_int16)lower) | (~below & (te_int16)v);
+    const te_int16 above = (te_float16)raised >= upper;
+    return (te_float16)((above & (te_int16)upper) | (~above & raised));
+}
+
 /// Copies `rows` runs of `count` floats from `source` (rows `sourceStride` apart) to `target`
 /// (rows `targetStride` apart), each plus `shift` and bounded: `low` where it is ≤ low, then
 /// `high` where it is ≥ high, a NaN kept (as the engine's `OutputClamp`). The epilogue of
@@ -433,7 +443,6 @@ static TE_AVX512 void
 te_copy_rows_bounded(const float *source, long sourceStride, float *target, long targetStride, long rows, long count,
                      float shift, float low, float high) {
     typedef float te_v16sf __attribute__((vector_size(64)));
-    typedef int te_int16 __attribute__((ext_vector_type(16)));
     const te_float16 add = shift, lower = low, upper = high;
     const long tail = count % 16;
     const unsigned short lanes = (unsigned short)((1u << tail) - 1);
@@ -441,17 +450,12 @@ te_copy_rows_bounded(const float *source, long sourceStride, float *target, long
         const float *from = source + r * sourceStride;
         float *to = target + r * targetStride;
         for (long j = 0; j <= count - 16; j += 16) {
-            const te_float16 v = *(const te_float16u *)(from + j) + add;
-            const te_int16 below = v <= lower, raised = (below & (te_int16)lower) | (~below & (te_int16)v);
-            const te_int16 above = (te_float16)raised >= upper, bounded = (above & (te_int16)upper) | (~above & raised);
-            *(te_float16u *)(to + j) = (te_float16)bounded;
+            *(te_float16u *)(to + j) = te_bounded16(*(const te_float16u *)(from + j) + add, lower, upper);
         }
         if (tail == 0) continue;
         const long j = count - tail;
         const te_float16 v = (te_float16)__builtin_ia32_loadups512_mask(from + j, (te_v16sf)(te_float16)0, lanes) + add;
-        const te_int16 below = v <= lower, raised = (below & (te_int16)lower) | (~below & (te_int16)v);
-        const te_int16 above = (te_float16)raised >= upper, bounded = (above & (te_int16)upper) | (~above & raised);
-        __builtin_ia32_storeups512_mask(to + j, (te_v16sf)(te_float16)bounded, lanes);
+        __builtin_ia32_storeups512_mask(to + j, (te_v16sf)te_bounded16(v, lower, upper), lanes);
     }
 }
 

@@ -93,11 +93,12 @@ te_row_store_tail(float *out, long count, te_row16 v) {
         (nan) |= value != value;                                                                           \
     } while (0)
 
-/// `out = exp(x - max) / Σ exp(x - max)` over a row of n > 0 floats, or `(x - max) - log Σ` when
-/// `logarithmic`. A NaN anywhere makes the maximum NaN, and so the whole row, as in the Swift kernel.
-/// Four vectors at a time with four running maxima and sums, so that no pass waits on one chain
-/// of dependent instructions; a last part of fewer than 16 floats by masked loads and stores.
-static TE_ROWS_AVX512 void te_softmax_row_avx512(const float *x, float *out, long n, int logarithmic) {
+/// `out = (x - max) - log Σ exp(x - max)` over a row of n > 0 floats: log-softmax (softmax
+/// itself goes four rows at a time, ``te_softmax_rows_avx512``). A NaN anywhere makes the maximum
+/// NaN, and so the whole row, as in the Swift kernel. Four vectors at a time with four running
+/// maxima and sums, so that no pass waits on one chain of dependent instructions; a last part of
+/// fewer than 16 floats by masked loads and stores.
+static TE_ROWS_AVX512 void te_log_softmax_row_avx512(const float *x, float *out, long n) {
     te_row16 maxima[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     te_rowint16 nan[4] = {0, 0, 0, 0};
     long i = 0;
@@ -111,38 +112,18 @@ static TE_ROWS_AVX512 void te_softmax_row_avx512(const float *x, float *out, lon
                                                         __builtin_elementwise_max(maxima[2], maxima[3]));
     const float maximum = __builtin_reduce_or(nan[0] | nan[1] | nan[2] | nan[3]) ? NAN : te_row_max(greatest);
     const te_row16 shift = maximum;
-    // The exponentials and their sum; stored unless only their sum is wanted.
+    // The sum of the exponentials, which are not stored.
     te_row16 sums[4] = {0, 0, 0, 0};
     for (i = 0; i + 64 <= n; i += 64) {
 #pragma clang loop unroll(full)
-        for (int u = 0; u < 4; u++) {
-            const te_row16 e = te_row_exp(*(const te_row16u *)(x + i + 16 * u) - shift);
-            if (!logarithmic) *(te_row16u *)(out + i + 16 * u) = e;
-            sums[u] += e;
-        }
+        for (int u = 0; u < 4; u++) sums[u] += te_row_exp(*(const te_row16u *)(x + i + 16 * u) - shift);
     }
-    for (; i + 16 <= n; i += 16) {
-        const te_row16 e = te_row_exp(*(const te_row16u *)(x + i) - shift);
-        if (!logarithmic) *(te_row16u *)(out + i) = e;
-        sums[0] += e;
-    }
-    if (i < n) {
-        // Padding lanes hold -inf, whose exponential is 0.
-        const te_row16 e = te_row_exp(te_row_load_tail(x + i, n - i, -INFINITY) - shift);
-        if (!logarithmic) te_row_store_tail(out + i, n - i, e);
-        sums[1] += e;
-    }
-    const float total = te_row_sum((sums[0] + sums[1]) + (sums[2] + sums[3]));
-    if (logarithmic) {
-        const float logTotal = logf(total);
-        const te_row16 shiftLog = logTotal;
-        for (i = 0; i + 16 <= n; i += 16) *(te_row16u *)(out + i) = (*(const te_row16u *)(x + i) - shift) - shiftLog;
-        if (i < n) te_row_store_tail(out + i, n - i, (te_row_load_tail(x + i, n - i, 0) - shift) - shiftLog);
-        return;
-    }
-    const te_row16 scale = 1 / total;
-    for (i = 0; i + 16 <= n; i += 16) *(te_row16u *)(out + i) *= scale;
-    if (i < n) te_row_store_tail(out + i, n - i, te_row_load_tail(out + i, n - i, 0) * scale);
+    for (; i + 16 <= n; i += 16) sums[0] += te_row_exp(*(const te_row16u *)(x + i) - shift);
+    // Padding lanes hold -inf, whose exponential is 0.
+    if (i < n) sums[1] += te_row_exp(te_row_load_tail(x + i, n - i, -INFINITY) - shift);
+    const te_row16 shiftLog = logf(te_row_sum((sums[0] + sums[1]) + (sums[2] + sums[3])));
+    for (i = 0; i + 16 <= n; i += 16) *(te_row16u *)(out + i) = (*(const te_row16u *)(x + i) - shift) - shiftLog;
+    if (i < n) te_row_store_tail(out + i, n - i, (te_row_load_tail(x + i, n - i, 0) - shift) - shiftLog);
 }
 
 /// Row `u`'s scores at keys j..<j+16 as softmax weighs them: `x·scale + mask`, and -inf at
@@ -220,7 +201,7 @@ te_softmax_row_group(const float *const *x, float *const *out, const float *cons
 /// (NULL for none) has its rows `maskRowStride` apart and its keys contiguous. When `causal`,
 /// row r sees only its first `visible + r` keys, none when that is 0 or less (a causal
 /// attention's block of queries): the others weigh 0. A row with no key it may see, or with a
-/// NaN, is NaN throughout, as in ``te_softmax_row_avx512``. Four rows at a time.
+/// NaN, is NaN throughout, as in ``te_log_softmax_row_avx512``. Four rows at a time.
 static TE_ROWS_AVX512 void te_softmax_rows_avx512(const float *x, long ldx, float *out, long ldo, long rows, long n,
                                                   float scale, const float *mask, long maskRowStride, int causal,
                                                   long visible) {

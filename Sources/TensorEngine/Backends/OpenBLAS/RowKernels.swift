@@ -55,7 +55,11 @@ enum RowKernels {
     static func softmax(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, logarithmic: Bool) {
         if CPUFlags.usesAVX512 {
             // The same arithmetic 16 lanes at a time (Sources/CIntrinsics/rows.h).
-            te_softmax_row_avx512(x, out, n, logarithmic ? 1 : 0)
+            if logarithmic {
+                te_log_softmax_row_avx512(x, out, n)
+            } else {
+                softmaxRows(x, ldx: n, out, ldo: n, rows: 1, n, scale: 1, mask: nil, causalVisible: nil)
+            }
             return
         }
         let maximum = OpenBLASBackend.reduceRow(.maximum, x, n)
