@@ -8,17 +8,20 @@
 // Operands are row-major from their offsets.
 //
 // Kernels:
-//   convolution_direct(x, xOffset, w, wOffset, bias, biasOffset, hasBias, g0, g1, g2, channels,
-//                      outChannels, inPerGroup, total, lower, upper, y)
+//   convolution_direct(x, xOffset, w, wOffset, bias, biasOffset, hasBias, residual, residualOffset,
+//                      hasResidual, g0, g1, g2, channels, outChannels, inPerGroup, total, lower, upper, y)
 //       One output y[n, m, od, oh, ow] per work-item: bias[m] plus the sum over the group's input
-//       channels and the kernel taps inside the input of x · w, w [M, C/groups, kD, kH, kW],
-//       bounded to [lower, upper] (te_clamp; -INFINITY and INFINITY for no bound).
+//       channels and the kernel taps inside the input of x · w, w [M, C/groups, kD, kH, kW], plus
+//       residual[n, m, od, oh, ow] (of y's shape, when hasResidual), bounded to [lower, upper]
+//       (te_clamp; -INFINITY and INFINITY for no bound).
 //   im2col(x, xOffset, g0, g1, g2, channels, inPerGroup, groups, total, cols)
 //       cols[n, g, (c, kd, kh, kw), (od, oh, ow)] = x[n, g·C/g + c, od·s - pad + kd·d, ...], 0 in the
 //       padding: the right operand of the product W[g] · cols[n, g] that gives the convolution.
 //       Moves bit patterns (E_T).
-//   convolution_epilogue(y, bias, biasOffset, hasBias, planeSize, channels, total, lower, upper)
-//       y[i] = te_clamp(y[i] + bias[(i / planeSize) % channels]) (no bias added when hasBias is 0).
+//   convolution_epilogue(y, bias, biasOffset, hasBias, residual, residualOffset, hasResidual, planeSize,
+//                        channels, total, lower, upper)
+//       y[i] = te_clamp(y[i] + bias[(i / planeSize) % channels] + residual[i]) (no bias added when
+//       hasBias is 0, no residual when hasResidual is 0).
 //   max_pool(x, xOffset, g0, g1, g2, total, y)
 //       The maximum of each window's taps inside the input; a NaN wins (floats); a window that
 //       misses the input gives -infinity (int32: INT_MIN).
@@ -57,7 +60,9 @@ inline int te_tap_count(int start, int k, int d, int low, int high) {
 }
 
 __kernel void convolution_direct(__global const IN_T* x, int xOffset, __global const IN_T* w, int wOffset,
-                                 __global const IN_T* bias, int biasOffset, int hasBias, int8 g0, int8 g1, int8 g2,
+                                 __global const IN_T* bias, int biasOffset, int hasBias,
+                                 __global const IN_T* residual, int residualOffset, int hasResidual, int8 g0, int8 g1,
+                                 int8 g2,
                                  int channels, int outChannels, int inPerGroup, int total, float lower, float upper,
                                  __global OUT_T* y) {
     int g = get_global_id(0);
@@ -93,6 +98,7 @@ __kernel void convolution_direct(__global const IN_T* x, int xOffset, __global c
             }
         }
     }
+    if (hasResidual) acc += (float)IN_LOAD(residual, residualOffset + g);
     OUT_STORE(y, g, te_clamp(acc, lower, upper));
 }
 
@@ -128,11 +134,13 @@ __kernel void im2col(__global const E_T* x, int xOffset, int8 g0, int8 g1, int8 
 }
 
 __kernel void convolution_epilogue(__global OUT_T* y, __global const IN_T* bias, int biasOffset, int hasBias,
+                                   __global const IN_T* residual, int residualOffset, int hasResidual,
                                    int planeSize, int channels, int total, float lower, float upper) {
     int g = get_global_id(0);
     if (g >= total) return;
     float value = (float)IN_LOAD(y, g);
     if (hasBias) value += (float)IN_LOAD(bias, biasOffset + (g / planeSize) % channels);
+    if (hasResidual) value += (float)IN_LOAD(residual, residualOffset + g);
     OUT_STORE(y, g, te_clamp(value, lower, upper));
 }
 

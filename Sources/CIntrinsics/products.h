@@ -434,27 +434,31 @@ te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
 }
 
 /// Copies `rows` runs of `count` floats from `source` (rows `sourceStride` apart) to `target`
-/// (rows `targetStride` apart), each plus `shift` and bounded: `low` where it is ≤ low, then
-/// `high` where it is ≥ high, a NaN kept (as the engine's `OutputClamp`). The epilogue of
-/// ``te_sgemm_implicit``'s flat grid into an output plane: 16 floats at a time, a last part of
-/// fewer by masked loads and stores (a 13-wide plane's rows, scalar before, were 8% of a
-/// SqueezeNet's samples).
+/// (rows `targetStride` apart), each plus `shift`, plus the float at the same place of `addend`
+/// (laid out as `target`; none when NULL), and bounded: `low` where it is ≤ low, then `high`
+/// where it is ≥ high, a NaN kept (as the engine's `OutputClamp`). The epilogue of
+/// ``te_sgemm_implicit``'s flat grid into an output plane, with the bias and a fused residual:
+/// 16 floats at a time, a last part of fewer by masked loads and stores (a 13-wide plane's rows,
+/// scalar before, were 8% of a SqueezeNet's samples).
 static TE_AVX512 void
-te_copy_rows_bounded(const float *source, long sourceStride, float *target, long targetStride, long rows, long count,
-                     float shift, float low, float high) {
+te_copy_rows_bounded(const float *source, long sourceStride, const float *addend, float *target, long targetStride,
+                     long rows, long count, float shift, float low, float high) {
     typedef float te_v16sf __attribute__((vector_size(64)));
     const te_float16 add = shift, lower = low, upper = high;
     const long tail = count % 16;
     const unsigned short lanes = (unsigned short)((1u << tail) - 1);
     for (long r = 0; r < rows; r++) {
-        const float *from = source + r * sourceStride;
+        const float *from = source + r * sourceStride, *plus = addend ? addend + r * targetStride : NULL;
         float *to = target + r * targetStride;
         for (long j = 0; j <= count - 16; j += 16) {
-            *(te_float16u *)(to + j) = te_bounded16(*(const te_float16u *)(from + j) + add, lower, upper);
+            te_float16 v = *(const te_float16u *)(from + j) + add;
+            if (plus) v += *(const te_float16u *)(plus + j);
+            *(te_float16u *)(to + j) = te_bounded16(v, lower, upper);
         }
         if (tail == 0) continue;
         const long j = count - tail;
-        const te_float16 v = (te_float16)__builtin_ia32_loadups512_mask(from + j, (te_v16sf)(te_float16)0, lanes) + add;
+        te_float16 v = (te_float16)__builtin_ia32_loadups512_mask(from + j, (te_v16sf)(te_float16)0, lanes) + add;
+        if (plus) v += (te_float16)__builtin_ia32_loadups512_mask(plus + j, (te_v16sf)(te_float16)0, lanes);
         __builtin_ia32_storeups512_mask(to + j, (te_v16sf)te_bounded16(v, lower, upper), lanes);
     }
 }

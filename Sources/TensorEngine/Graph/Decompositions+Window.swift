@@ -59,7 +59,7 @@ extension Decompositions {
         let forward = ConvolutionGeometry(
             strides: Array(repeating: 1, count: rank), dilations: geometry.dilations,
             padding: Array(repeating: Padding(before: 0, after: 0), count: rank), groups: groups,
-            outputPadding: Array(repeating: 0, count: rank), clamp: geometry.clamp)
+            outputPadding: Array(repeating: 0, count: rank), clamp: geometry.clamp, addsResidual: geometry.addsResidual)
         return Tensor.record(.convolution(forward), [framed, swapped] + x.dropFirst(2), at: nil)
     }
 

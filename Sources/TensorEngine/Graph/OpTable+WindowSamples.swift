@@ -11,20 +11,34 @@ extension Samples {
 
     private static func pads(_ pairs: [(Int, Int)]) -> [Padding] { pairs.map { Padding(before: $0.0, after: $0.1) } }
 
-    /// A convolution sample: `x`, `w` (and a bias when `bias`), `[C/groups, kernel...]` terms per output.
+    /// A convolution sample: `x`, `w` (and a bias when `bias`, and a residual of the result's shape
+    /// laid out as `residual` says), `[C/groups, kernel...]` terms per output.
     private static func convolutionSample(
         _ label: String, _ x: SampleInput, _ w: SampleInput, bias: Bool = false, strides: [Int]? = nil,
         dilations: [Int]? = nil, padding: [(Int, Int)]? = nil, groups: Int = 1, outputPadding: [Int]? = nil,
-        transposed: Bool = false, clamp: OutputClamp? = nil
+        transposed: Bool = false, clamp: OutputClamp? = nil, residual: SampleLayout? = nil
     ) -> ParitySample {
         let rank = x.shape.count - 2
         let geometry = ConvolutionGeometry(
             strides: strides ?? Array(repeating: 1, count: rank),
             dilations: dilations ?? Array(repeating: 1, count: rank),
             padding: pads(padding ?? Array(repeating: (0, 0), count: rank)), groups: groups,
-            outputPadding: outputPadding ?? Array(repeating: 0, count: rank), clamp: clamp)
+            outputPadding: outputPadding ?? Array(repeating: 0, count: rank), clamp: clamp,
+            addsResidual: residual != nil)
         let channels = transposed ? w.shape[1] * groups : w.shape[0]
-        let inputs = [x, w] + (bias ? [SampleInput(shape: [channels], type: x.type)] : [])
+        var inputs = [x, w] + (bias ? [SampleInput(shape: [channels], type: x.type)] : [])
+        if let residual {
+            // The result's extents: forward windows, or the transposed rule.
+            let extents = (0..<rank).map { axis in
+                let (stride, dilation) = (geometry.strides[axis], geometry.dilations[axis])
+                let (extent, span) = (x.shape[axis + 2], dilation * (w.shape[axis + 2] - 1))
+                let padded = geometry.padding[axis].before + geometry.padding[axis].after
+                return transposed
+                    ? (extent - 1) * stride - padded + span + geometry.outputPadding[axis] + 1
+                    : (extent + padded - span - 1) / stride + 1
+            }
+            inputs.append(SampleInput(shape: [x.shape[0], channels] + extents, type: x.type, layout: residual))
+        }
         let kernel = w.shape.dropFirst(2).reduce(1, *)
         let terms = transposed ? w.shape[0] / Swift.max(1, groups) * kernel : w.shape[1] * kernel
         return ParitySample(
@@ -108,6 +122,40 @@ extension Samples {
         convolutionSample(
             "lower bound above the upper one: all upper", input([1, 3, 6, 6]), input([4, 3, 3, 3]),
             clamp: OutputClamp(lower: 1, upper: -1)),
+        // A residual fused into the epilogue (before the bound), on every path as the activations.
+        convolutionSample(
+            "stride 1 with residual and relu", input([2, 16, 12, 12]), input([24, 16, 3, 3]), bias: true,
+            padding: [(1, 1), (1, 1)], clamp: .relu, residual: .contiguous),
+        convolutionSample(
+            "strided, residual without bias, clipped", input([1, 8, 17, 15]), input([12, 8, 3, 3]),
+            strides: [2, 2], padding: [(1, 1), (1, 1)], clamp: OutputClamp(lower: -0.5, upper: 0.5),
+            residual: .contiguous),
+        convolutionSample(
+            "1x1 with a transposed residual", input([2, 16, 9, 9]), input([8, 16, 1, 1]), bias: true,
+            residual: .transposed),
+        convolutionSample(
+            "deep 1x1, small plane, residual and relu", input([1, 96, 9, 9]), input([160, 96, 1, 1]), bias: true,
+            clamp: .relu, residual: .contiguous),
+        convolutionSample(
+            "small plane, output channels split, residual", input([1, 64, 7, 7]), input([130, 64, 3, 3]),
+            padding: [(1, 1), (1, 1)], residual: .contiguous),
+        convolutionSample(
+            "depthwise, residual and relu", input([1, 8, 10, 70]), input([8, 1, 3, 3]), bias: true,
+            padding: [(1, 1), (1, 1)], groups: 8, clamp: .relu, residual: .contiguous),
+        convolutionSample(
+            "depthwise, row stride 2, broadcast residual", input([1, 4, 9, 9]), input([8, 1, 3, 3]), bias: true,
+            strides: [2, 2], groups: 4, residual: .broadcast(from: [1, 8, 1, 4])),
+        convolutionSample(
+            "1-D with residual", input([2, 3, 9]), input([4, 3, 3]), strides: [2], padding: [(1, 0)],
+            residual: .reversed),
+        convolutionSample(
+            "float16 with bias, residual and relu", input([1, 2, 5, 5], .float16), input([3, 2, 3, 3], .float16),
+            bias: true, padding: [(1, 1), (1, 1)], clamp: .relu, residual: .contiguous),
+        convolutionSample(
+            "float16 1x1 with residual", input([1, 8, 5, 5], .float16), input([4, 8, 1, 1], .float16),
+            residual: .contiguous),
+        convolutionSample(
+            "empty batch with residual", input([0, 3, 5, 5]), input([4, 3, 3, 3]), residual: .contiguous),
     ]
 
     static let convolutionTranspose: [ParitySample] = [
@@ -125,6 +173,9 @@ extension Samples {
         convolutionSample(
             "stride 2 with bias and relu", input([1, 3, 4, 4]), input([3, 2, 3, 3]), bias: true, strides: [2, 2],
             transposed: true, clamp: .relu),
+        convolutionSample(
+            "stride 2 with residual and relu", input([1, 3, 4, 4]), input([3, 2, 3, 3]), strides: [2, 2],
+            padding: [(1, 0), (0, 1)], outputPadding: [1, 0], transposed: true, clamp: .relu, residual: .contiguous),
     ]
 
     /// A pooling sample of `kind` over `x`.

@@ -18,17 +18,28 @@ extension ShapeRules {
         }
     }
 
-    /// The optional bias: one value per result channel.
-    private static func requireBias(_ inputs: [TensorSignature], channels: Int) throws(RuleViolation) {
-        guard inputs.count <= 3 else {
+    /// The optional bias (one value per result channel) and, when the geometry adds one, the
+    /// residual (the result's own shape and type): `[x, w, bias?, residual?]`.
+    private static func requireAddends(
+        _ inputs: [TensorSignature], _ geometry: ConvolutionGeometry, result: TensorSignature
+    ) throws(RuleViolation) {
+        let most = geometry.addsResidual ? 4 : 3
+        guard inputs.count <= most, inputs.count > (geometry.addsResidual ? 2 : 1) else {
             throw RuleViolation(
-                .invalidArgument, "a convolution takes an input, a weight and a bias, not \(inputs.count) operands")
+                .invalidArgument,
+                "a convolution takes an input, a weight, a bias\(geometry.addsResidual ? " and a residual" : ""), "
+                    + "not \(inputs.count) operands")
         }
-        guard inputs.count == 3 else { return }
-        guard inputs[2].shape == [channels] else {
+        if let index = geometry.biasIndex(operandCount: inputs.count), inputs[index].shape != [result.shape[1]] {
             throw RuleViolation(
                 .shapeMismatch,
-                "the bias \(describe(inputs[2].shape)) is not one value per output channel ([\(channels)])")
+                "the bias \(describe(inputs[index].shape)) is not one value per output channel ([\(result.shape[1])])")
+        }
+        if let index = geometry.residualIndex(operandCount: inputs.count), inputs[index] != result {
+            throw RuleViolation(
+                .shapeMismatch,
+                "the residual \(describe(inputs[index].shape)) (\(inputs[index].scalarType)) is not the result's "
+                    + "\(describe(result.shape)) (\(result.scalarType))")
         }
     }
 
@@ -63,7 +74,6 @@ extension ShapeRules {
                 "a weight \(describe(w.shape)) in \(groups) groups does not fit \(x.shape[1]) input channels "
                     + "(it needs [M, C/groups, kernel...] with M and C multiples of the groups)")
         }
-        try requireBias(inputs, channels: w.shape[0])
         var shape = [x.shape[0], w.shape[0]]
         for axis in 0..<rank {
             shape.append(
@@ -71,7 +81,9 @@ extension ShapeRules {
                     extent: x.shape[axis + 2], kernel: w.shape[axis + 2], stride: geometry.strides[axis],
                     dilation: geometry.dilations[axis], padding: geometry.padding[axis], ceil: false))
         }
-        return TensorSignature(shape: shape, scalarType: x.scalarType)
+        let result = TensorSignature(shape: shape, scalarType: x.scalarType)
+        try requireAddends(inputs, geometry, result: result)
+        return result
     }
 
     /// The transposed convolution (the gradient of a convolution with respect to its input):
@@ -89,7 +101,6 @@ extension ShapeRules {
         }
         let (channels, overflow) = w.shape[1].multipliedReportingOverflow(by: groups)
         guard !overflow else { throw RuleViolation(.tooLarge, "the output channels overflow an Int") }
-        try requireBias(inputs, channels: channels)
         var shape = [x.shape[0], channels]
         for axis in 0..<rank {
             let (stride, dilation, kernel) = (geometry.strides[axis], geometry.dilations[axis], w.shape[axis + 2])
@@ -115,7 +126,9 @@ extension ShapeRules {
             }
             shape.append(extent)
         }
-        return TensorSignature(shape: shape, scalarType: x.scalarType)
+        let result = TensorSignature(shape: shape, scalarType: x.scalarType)
+        try requireAddends(inputs, geometry, result: result)
+        return result
     }
 
     /// `[N, C, in...]` → `[N, C, out...]`, one output per window position.

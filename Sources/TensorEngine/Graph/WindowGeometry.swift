@@ -20,10 +20,15 @@ package final class ConvolutionGeometry: Sendable, Hashable {
     /// convolution's epilogue by an importer: ONNX's `Relu` or `Clip` after a `Conv`); `nil`
     /// for none. A transposed convolution's decomposition passes it to its forward convolution.
     package let clamp: OutputClamp?
+    /// Whether the last operand, of the result's shape and type, is added to every result after
+    /// the bias and before the ``clamp`` (a residual connection fused into the convolution's
+    /// epilogue by an importer: ONNX's `Add` or `Sum` of a `Conv` and a shortcut). The operands
+    /// are then `[x, w, bias?, residual]`.
+    package let addsResidual: Bool
 
     package init(
         strides: [Int], dilations: [Int], padding: [Padding], groups: Int, outputPadding: [Int],
-        clamp: OutputClamp? = nil
+        clamp: OutputClamp? = nil, addsResidual: Bool = false
     ) {
         self.strides = strides
         self.dilations = dilations
@@ -31,20 +36,34 @@ package final class ConvolutionGeometry: Sendable, Hashable {
         self.groups = groups
         self.outputPadding = outputPadding
         self.clamp = clamp
+        self.addsResidual = addsResidual
     }
 
     var spatialRank: Int { strides.count }
+
+    /// The position of the bias among `count` operands, `nil` without one.
+    package func biasIndex(operandCount count: Int) -> Int? { count > (addsResidual ? 3 : 2) ? 2 : nil }
+
+    /// The position of the residual among `count` operands (the last), `nil` without one.
+    package func residualIndex(operandCount count: Int) -> Int? { addsResidual && count > 2 ? count - 1 : nil }
 
     /// The same geometry with its results bounded by `clamp`.
     package func clamped(_ clamp: OutputClamp) -> ConvolutionGeometry {
         ConvolutionGeometry(
             strides: strides, dilations: dilations, padding: padding, groups: groups, outputPadding: outputPadding,
-            clamp: clamp)
+            clamp: clamp, addsResidual: addsResidual)
+    }
+
+    /// The same geometry adding a residual operand (appended last) to its results.
+    package func addingResidual() -> ConvolutionGeometry {
+        ConvolutionGeometry(
+            strides: strides, dilations: dilations, padding: padding, groups: groups, outputPadding: outputPadding,
+            clamp: clamp, addsResidual: true)
     }
 
     package static func == (a: ConvolutionGeometry, b: ConvolutionGeometry) -> Bool {
         a.strides == b.strides && a.dilations == b.dilations && a.padding == b.padding && a.groups == b.groups
-            && a.outputPadding == b.outputPadding && a.clamp == b.clamp
+            && a.outputPadding == b.outputPadding && a.clamp == b.clamp && a.addsResidual == b.addsResidual
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -54,6 +73,7 @@ package final class ConvolutionGeometry: Sendable, Hashable {
         hasher.combine(groups)
         hasher.combine(outputPadding)
         hasher.combine(clamp)
+        hasher.combine(addsResidual)
     }
 }
 

@@ -73,6 +73,54 @@ import Testing
         #expect(try await ONNXFixture.fusedOperators(ofModelAt: url) == ["Relu", "Clip"])
     }
 
+    /// An `Add` or `Sum` of a `Conv`'s result and a shortcut of its shape runs in the
+    /// convolution's epilogue, with a `Relu` after it (the plan shows both fused), against the
+    /// unfused ops recorded through the tensor API on the reference; a shortcut that broadcasts,
+    /// or a convolution whose result is also a graph output, keeps its sum apart.
+    @Test func residualSumsFuseIntoTheirConvolutions() async throws {
+        let nodes = [
+            TestNode(op: "Conv", inputs: ["x", "w", "b"], outputs: ["c"], attributes: [("pads", .ints([1, 1, 1, 1]))]),
+            TestNode(op: "Add", inputs: ["x", "c"], outputs: ["s"]),
+            TestNode(op: "Relu", inputs: ["s"], outputs: ["y"]),
+            TestNode(op: "Conv", inputs: ["y", "v"], outputs: ["d"]),
+            TestNode(op: "Conv", inputs: ["x", "v2"], outputs: ["e"]),
+            TestNode(op: "Sum", inputs: ["d", "e"], outputs: ["z"]),
+            TestNode(op: "Conv", inputs: ["x", "v"], outputs: ["f"]),
+            TestNode(op: "Add", inputs: ["f", "row"], outputs: ["g"]),
+            TestNode(op: "Conv", inputs: ["x", "v2"], outputs: ["kept"]),
+            TestNode(op: "Add", inputs: ["kept", "x"], outputs: ["h"]),
+        ]
+        let shapes = [
+            ("x", [1, 4, 7, 6]), ("w", [4, 4, 3, 3]), ("b", [4]), ("v", [4, 4, 1, 1]), ("v2", [4, 4, 1, 1]),
+            ("row", [6]),
+        ]
+        let bytes = ONNXBytes.model(opset: 13, nodes: nodes, inputs: shapes, outputs: ["z", "g", "h", "kept"])
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("residual-\(UUID().uuidString).onnx")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let model = try ONNXModel(contentsOf: url)
+        var inputs: [String: Tensor] = [:]
+        for (seed, (name, shape)) in shapes.enumerated() {
+            let count = shape.reduce(1, *)
+            inputs[name] = Tensor(shape: shape, scalars: (0..<count).map { Float(($0 * 37 + seed * 11) % 23) / 11 - 1 })
+        }
+        let (x, v, v2) = (try #require(inputs["x"]), try #require(inputs["v"]), try #require(inputs["v2"]))
+        let c = x.convolution(
+            weight: try #require(inputs["w"]), bias: inputs["b"], padding: .explicit([(1, 1), (1, 1)]))
+        let y = (x + c).relu()
+        let z = y.convolution(weight: v) + x.convolution(weight: v2)
+        let g = x.convolution(weight: v) + (try #require(inputs["row"]))
+        let kept = x.convolution(weight: v2)
+        let expected = try await withComputePolicy(.only(.naive)) {
+            ["z": try await z.shapedArray(of: Float.self), "g": try await g.shapedArray(of: Float.self),
+             "h": try await (kept + x).shapedArray(of: Float.self), "kept": try await kept.shapedArray(of: Float.self)]
+        }
+        // The bound after the residual bites.
+        #expect(try await y.shapedArray(of: Float.self).scalars.contains(0))
+        try await ONNXFixture.expectOutputs(of: model, from: inputs, toMatch: expected, tolerance: 1e-5)
+        #expect(try await ONNXFixture.fusedOperators(ofModelAt: url) == ["Add", "Relu", "Sum"])
+    }
+
     /// ResNet50, SqueezeNet, VGG19, DenseNet121, AlexNet, GoogLeNet, Inception v2, ShuffleNet and
     /// ZFNet with constant weights, on ONNX's runner inputs, against their stored outputs, on the
     /// fast backends (the naive reference takes three minutes for the nine, at 0.4 GFLOP/s;

@@ -4,7 +4,8 @@
 extension NaiveBackend {
     /// `y[n, m, o...] = bias[m] + Σ_{c, t} x[n, g·C/g + c, o·stride - pad + t·dilation] · w[m, c, t]`
     /// over the input channels `c` of output channel `m`'s group `g` and the kernel taps `t` that
-    /// land inside the input (the padding reads as zeros), then bounded by the geometry's clamp.
+    /// land inside the input (the padding reads as zeros), plus the residual `r[n, m, o...]` when the
+    /// geometry adds one, then bounded by the geometry's clamp.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -12,9 +13,13 @@ extension NaiveBackend {
         let (input, weight) = (inputs[0], inputs[1])
         let x = try HostElements(input)
         let w = try HostElements(weight)
-        let bias = inputs.count > 2 ? try HostElements(inputs[2]) : nil
+        let biasIndex = geometry.biasIndex(operandCount: inputs.count)
+        let residualIndex = geometry.residualIndex(operandCount: inputs.count)
+        let bias = try biasIndex.map { index throws(TensorError) in try HostElements(inputs[index]) }
+        let residual = try residualIndex.map { index throws(TensorError) in try HostElements(inputs[index]) }
         let (xOffsets, wOffsets) = (input.layout.elementOffsets(), weight.layout.elementOffsets())
-        let bOffsets = inputs.count > 2 ? inputs[2].layout.elementOffsets() : []
+        let bOffsets = biasIndex.map { inputs[$0].layout.elementOffsets() } ?? []
+        let rOffsets = residualIndex.map { inputs[$0].layout.elementOffsets() } ?? []
         let inSpatial = Array(input.shape.dropFirst(2))
         let kernel = Array(weight.shape.dropFirst(2))
         let outSpatial = Array(output.shape.dropFirst(2))
@@ -44,6 +49,7 @@ extension NaiveBackend {
                             total += xValue * wValue
                         }
                     }
+                    if let residual { total += residual.double(rOffsets[index]) }
                     out.setDouble(geometry.clamp?.apply(total) ?? total, index)
                     index += 1
                 }

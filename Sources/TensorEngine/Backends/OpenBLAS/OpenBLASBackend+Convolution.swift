@@ -8,9 +8,9 @@ extension OpenBLASBackend {
     /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at
     /// stride 1 without padding reads the input itself as `cols`; a depthwise convolution (one
     /// input channel per output channel) runs a direct kernel instead, one output plane per task.
-    /// The bias is written first (by each piece, into its own part of the output) and the
-    /// products accumulate onto it; an activation fused in (the geometry's clamp) bounds each
-    /// piece's results once its product is done, while they are in cache.
+    /// The bias (and a fused residual) is written first (by each piece, into its own part of the
+    /// output) and the products accumulate onto it; an activation fused in (the geometry's clamp)
+    /// bounds each piece's results once its product is done, while they are in cache.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -18,6 +18,15 @@ extension OpenBLASBackend {
         guard output.elementCount > 0 else { return result }
         let (x, xOwner) = try contiguous(inputs[0])
         let (w, wOwner) = try contiguous(inputs[1])
+        let (b, bOwner): (UnsafeMutableRawPointer?, Value?) =
+            try geometry.biasIndex(operandCount: inputs.count).map { index throws(TensorError) in
+                try contiguous(inputs[index])
+            } ?? (nil, nil)
+        let (r, rOwner): (UnsafeMutableRawPointer?, Value?) =
+            try geometry.residualIndex(operandCount: inputs.count).map { index throws(TensorError) in
+                try contiguous(inputs[index])
+            } ?? (nil, nil)
+        defer { withExtendedLifetime((xOwner, wOwner, bOwner, rOwner)) {} }
         let (input, weight) = (inputs[0].shape, inputs[1].shape)
         let shape = WindowShape3D(
             input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)),
@@ -30,58 +39,64 @@ extension OpenBLASBackend {
         let planeCount = shape.outputCount
         let source = UnsafePointer(x.assumingMemoryBound(to: Float.self))
         let filters = UnsafePointer(w.assumingMemoryBound(to: Float.self))
+        let bias = b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
+        let residual = r.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
+        let sums = ConvolutionSums(bias: bias, residual: residual, clamp: geometry.clamp)
         if inPerGroup == 1, Self.stripsDepthwise(shape) {
-            // The striped kernel starts each sum from the bias itself: no pass over the output first.
-            let (b, bOwner): (UnsafeMutableRawPointer?, Value?) = inputs.count > 2 ? try contiguous(inputs[2]) : (nil, nil)
+            // The striped kernel starts each sum from the bias itself: no pass over the output
+            // first; a residual is added after, with the bound.
             Self.stripedDepthwise(
-                source, filters, b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }, out, shape,
-                planes: batch * outChannels, channels: channels, multiplier: outPerGroup, clamp: geometry.clamp)
-            withExtendedLifetime((xOwner, wOwner, bOwner)) {}
+                source, filters, bias, out, shape, planes: batch * outChannels, channels: channels,
+                multiplier: outPerGroup, clamp: residual == nil ? geometry.clamp : nil)
+            if let residual {
+                Self.addResidual(residual, to: out, count: output.elementCount, clamp: geometry.clamp)
+            }
             return result
         }
-        // The products add onto the bias (or zeros), written first.
-        let (b, bOwner): (UnsafeMutableRawPointer?, Value?) = inputs.count > 2 ? try contiguous(inputs[2]) : (nil, nil)
-        let bias = b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
+        // The products add onto the bias and the residual (or zeros), written first.
         if inPerGroup == 1 {
-            Self.fillBias(out, bias, planes: batch * outChannels, channels: outChannels, planeCount: planeCount)
+            Self.fillStarts(out, sums, planes: batch * outChannels, channels: outChannels, planeCount: planeCount)
             Self.depthwise(
                 source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup,
                 clamp: geometry.clamp)
         } else if Self.convolvesImplicitly(shape) {
             try implicitConvolution(
-                source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
-                groups: groups, outPerGroup: outPerGroup, clamp: geometry.clamp)
+                source, filters, in: wOwner.buffer as? HostBuffer, sums, out, shape, batch: batch, channels: channels,
+                groups: groups, outPerGroup: outPerGroup)
         } else {
             try gemmConvolution(
-                source, filters, in: wOwner.buffer as? HostBuffer, bias, out, shape, batch: batch, channels: channels,
-                groups: groups, outPerGroup: outPerGroup, clamp: geometry.clamp)
+                source, filters, in: wOwner.buffer as? HostBuffer, sums, out, shape, batch: batch, channels: channels,
+                groups: groups, outPerGroup: outPerGroup)
         }
-        withExtendedLifetime((xOwner, wOwner, bOwner)) {}
         return result
     }
 
-    /// Every output plane set to its channel's bias, or to 0 without one, by all cores.
-    private static func fillBias(
-        _ out: UnsafeMutablePointer<Float>, _ bias: UnsafePointer<Float>?, planes: Int, channels: Int, planeCount: Int
+    /// Every output plane set to its channel's bias (or 0) plus the residual's plane, by all cores.
+    private static func fillStarts(
+        _ out: UnsafeMutablePointer<Float>, _ sums: ConvolutionSums, planes: Int, channels: Int, planeCount: Int
     ) {
         let parts = Parallel.workerCount(forElements: planes * planeCount)
         Parallel.forEachRange(planes, parts: parts) { range in
             for plane in range {
-                (out + plane * planeCount).update(repeating: bias?[plane % channels] ?? 0, count: planeCount)
+                startSums(
+                    out + plane * planeCount, count: planeCount, shift: sums.bias?[plane % channels] ?? 0,
+                    residual: sums.residual.map { $0 + plane * planeCount })
             }
         }
     }
 
     /// The convolution as products by pieces of output rows (or slices of output channels for
-    /// small planes); each piece first sets its part of the output to the bias, while it is about
+    /// small planes); each piece first sets its part of the output to the bias (and the
+    /// residual), while it is about
     /// to be in cache anyway. With the engine's kernel, filters held in `weights` (a model's
     /// constant) are kept packed from their second use on (``PackedWeights``), so no piece packs
     /// them again.
     private func gemmConvolution(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ bias: UnsafePointer<Float>?,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ sums: ConvolutionSums,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
-        batch: Int, channels: Int, groups: Int, outPerGroup: Int, clamp: OutputClamp?
+        batch: Int, channels: Int, groups: Int, outPerGroup: Int
     ) throws(TensorError) {
+        let clamp = sums.clamp
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
         let (inCount, outCount) = (shape.inputCount, shape.outputCount)
@@ -119,7 +134,8 @@ extension OpenBLASBackend {
         if !libraryThreaded, wanted > 1, outCount < Self.channelSplitPositions,
             outPerGroup >= Self.channelSplitPositions / 4 * Parallel.workers
         {
-            Self.fillBias(out, bias, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
+            Self.fillStarts(
+                out, sums, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
             try channelSlices(
                 x, w, in: weights, out, shape, planes: planes, channels: channels, groups: groups,
                 outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise, clamp: clamp)
@@ -161,9 +177,12 @@ extension OpenBLASBackend {
                     let filters = w + group * outPerGroup * reduction
                     let result = out + plane * outPerGroup * outCount + rows.lowerBound * width
                     let columnsWidth = rows.count * width
+                    let residual = sums.residual.map { $0 + (result - out) }
                     for channel in 0..<outPerGroup {
-                        (result + channel * outCount).update(
-                            repeating: bias?[group * outPerGroup + channel] ?? 0, count: columnsWidth)
+                        Self.startSums(
+                            result + channel * outCount, count: columnsWidth,
+                            shift: sums.bias?[group * outPerGroup + channel] ?? 0,
+                            residual: residual.map { $0 + channel * outCount })
                     }
                     // Pointwise: the input's own rows are the columns (ldb: the whole plane).
                     var source = input + rows.lowerBound * width

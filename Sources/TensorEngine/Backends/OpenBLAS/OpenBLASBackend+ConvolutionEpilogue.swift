@@ -1,5 +1,6 @@
-/// What a convolution does to its results once their sums are complete: the bias added while the
-/// product's scratch is copied out, and the bound of an activation fused into the convolution
+/// What a convolution does to its results once their sums are complete: the bias and a fused
+/// residual added (written first, for the products to accumulate onto, or while the product's
+/// scratch is copied out), and the bound of an activation fused into the convolution
 /// (``OutputClamp``), applied by each piece to its own part of the output while it is in cache,
 /// so the results are never read again by a separate pass.
 extension OutputClamp {
@@ -34,5 +35,44 @@ extension OutputClamp {
     static func bound(_ v: Lanes, _ low: Lanes, _ high: Lanes) -> Lanes {
         let raised = v.replacing(with: low, where: v .<= low)
         return raised.replacing(with: high, where: raised .>= high)
+    }
+}
+
+/// What a convolution adds to its sums and how it bounds them: a bias (one value per output
+/// channel), a residual of the output's shape (contiguous), and a fused activation's bound.
+struct ConvolutionSums {
+    let bias: UnsafePointer<Float>?
+    let residual: UnsafePointer<Float>?
+    let clamp: OutputClamp?
+}
+
+extension OpenBLASBackend {
+    /// `count` floats at `target` set to `shift` (a channel's bias, or 0) plus, with a residual,
+    /// the residual's floats at the same place: where a product then accumulates.
+    @inline(__always)
+    static func startSums(
+        _ target: UnsafeMutablePointer<Float>, count: Int, shift: Float, residual: UnsafePointer<Float>?
+    ) {
+        guard let residual else {
+            target.update(repeating: shift, count: count)
+            return
+        }
+        for index in 0..<count { target[index] = residual[index] + shift }
+    }
+
+    /// `count` results plus the residual's, then bounded by `clamp`, by all cores: for the kernels
+    /// whose sums start from the bias alone (the striped depthwise one).
+    static func addResidual(
+        _ residual: UnsafePointer<Float>, to values: UnsafeMutablePointer<Float>, count: Int, clamp: OutputClamp?
+    ) {
+        let chunk = 1 << 14
+        let chunks = (count + chunk - 1) / chunk
+        Parallel.forEachRange(chunks, parts: Parallel.workerCount(forElements: count)) { range in
+            for index in range {
+                let (first, end) = (index * chunk, Swift.min(count, (index + 1) * chunk))
+                for element in first..<end { values[element] += residual[element] }
+                clamp?.apply(to: values + first, count: end - first)
+            }
+        }
     }
 }

@@ -62,12 +62,13 @@ extension OpenBLASBackend {
     /// The convolution, batch by batch and group by group: the group's input padded into planes
     /// (by all cores), then pieces of whole output rows (or, for planes of few positions, slices
     /// of the output channels) each computed into scratch on the flat grid and copied out row by
-    /// row with the bias (and bounded by `clamp`, an activation fused in). The filters are packed whole (kept by ``PackedWeights`` when they sit in
+    /// row with the bias and a fused residual (and bounded by the clamp of an activation fused
+    /// in). The filters are packed whole (kept by ``PackedWeights`` when they sit in
     /// `weights`, a model's constant).
     func implicitConvolution(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ bias: UnsafePointer<Float>?,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ sums: ConvolutionSums,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, batch: Int, channels: Int, groups: Int,
-        outPerGroup: Int, clamp: OutputClamp?
+        outPerGroup: Int
     ) throws(TensorError) {
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
@@ -76,7 +77,7 @@ extension OpenBLASBackend {
             throw TensorError(.tooLarge, op: "convolution", message: "the convolution's phase planes overflow an Int")
         }
         let rowFloats = phases.rowFloats
-        let bounds = clamp ?? OutputClamp(lower: -.infinity, upper: .infinity)
+        let bounds = sums.clamp ?? OutputClamp(lower: -.infinity, upper: .infinity)
         // Reads run past a plane's end by up to a window's width and a panel (32 positions).
         let slack = rowFloats + 64
         var rowOffsets: [Int] = []
@@ -134,10 +135,11 @@ extension OpenBLASBackend {
                                 planes + firstRow * rowFloats, offsets, 0, positions, grid, positions)
                             for channel in 0..<count {
                                 let outChannel = first + channel
-                                let shift = bias?[group * outPerGroup + outChannel] ?? 0
+                                let shift = sums.bias?[group * outPerGroup + outChannel] ?? 0
+                                let start = outChannel * shape.outputCount + firstRow * outColumns
+                                let addend = sums.residual.map { $0 + (result - out) + start }
                                 te_copy_rows_bounded(
-                                    grid + channel * positions, rowFloats,
-                                    result + outChannel * shape.outputCount + firstRow * outColumns, outColumns, rows,
+                                    grid + channel * positions, rowFloats, addend, result + start, outColumns, rows,
                                     outColumns, shift, bounds.lower, bounds.upper)
                             }
                         }

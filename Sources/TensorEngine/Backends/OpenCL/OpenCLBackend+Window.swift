@@ -30,10 +30,10 @@ extension OpenCLBackend {
     }
 
     /// A convolution: depthwise ones (one input channel per output), half-precision ones with a
-    /// bias and those whose columns would not fit one allocation by the direct kernel; the others
-    /// as the batched product
+    /// bias or a residual and those whose columns would not fit one allocation by the direct
+    /// kernel; the others as the batched product
     /// `W[g] · cols[n, g]` over im2col's columns, through the device's matmul kernels, then
-    /// the bias and a fused activation's bounds (`convolution_epilogue`).
+    /// the bias, a fused residual and a fused activation's bounds (`convolution_epilogue`).
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -59,19 +59,24 @@ extension OpenCLBackend {
         let bounds: [KernelArgument] = [
             .float(geometry.clamp?.lower ?? -.infinity), .float(geometry.clamp?.upper ?? .infinity),
         ]
-        // A half-precision product is rounded before a bias is added: with a bias, the direct
-        // kernel, which rounds the whole sum once, as the reference does.
-        let roundsOnce = type == .float32 || inputs.count == 2
+        // The bias and the residual, each with a flag: the input itself stands in for one absent.
+        let biasIndex = geometry.biasIndex(operandCount: inputs.count)
+        let residualIndex = geometry.residualIndex(operandCount: inputs.count)
+        func addend(_ index: Int?, or stand: OpenCLBuffer) throws(TensorError) -> [KernelArgument] {
+            guard let index else { return [.buffer(stand), .int(0), .int(0)] }
+            let (buffer, offset) = try contiguousData(inputs[index], op: "convolution")
+            return [.buffer(buffer), .int(offset), .int(1)]
+        }
+        // A half-precision product is rounded before a bias or a residual is added: with either,
+        // the direct kernel, which rounds the whole sum once, as the reference does.
+        let roundsOnce = type == .float32 || (biasIndex == nil && residualIndex == nil)
         guard inPerGroup > 1, columnsFit, roundsOnce else {
             let (result, out) = try allocate(output, op: "convolution")
-            let (bias, biasOffset) = inputs.count > 2 ? try contiguousData(inputs[2], op: "convolution") : (x, 0)
             let kernel = try runtime.kernel(.convolutionDirect, family: .window, options: options)
             try runtime.launch1D(
                 kernel,
-                [
-                    .buffer(x), .int(xOffset), .buffer(w), .int(wOffset), .buffer(bias), .int(biasOffset),
-                    .int(inputs.count > 2 ? 1 : 0),
-                ] + window
+                [.buffer(x), .int(xOffset), .buffer(w), .int(wOffset)] + addend(biasIndex, or: x)
+                    + addend(residualIndex, or: x) + window
                     + [
                         .int(Int32(channels)), .int(Int32(outChannels)), .int(Int32(inPerGroup)),
                         .int(Int32(output.elementCount)),
@@ -103,15 +108,14 @@ extension OpenCLBackend {
             filters, columnsValue,
             TensorSignature(shape: [batch, groups, outPerGroup, shape.outputCount], scalarType: type))
         let out = try deviceBuffer(product, op: "convolution")
-        if inputs.count > 2 || geometry.clamp != nil {
-            let (bias, biasOffset) = inputs.count > 2 ? try contiguousData(inputs[2], op: "convolution") : (out, 0)
+        if biasIndex != nil || residualIndex != nil || geometry.clamp != nil {
             let kernel = try runtime.kernel(.convolutionEpilogue, family: .window, options: options)
             try runtime.launch1D(
                 kernel,
-                [
-                    .buffer(out), .buffer(bias), .int(biasOffset), .int(inputs.count > 2 ? 1 : 0),
-                    .int(Int32(shape.outputCount)), .int(Int32(outChannels)), .int(Int32(output.elementCount)),
-                ] + bounds,
+                [.buffer(out)] + addend(biasIndex, or: out) + addend(residualIndex, or: out)
+                    + [
+                        .int(Int32(shape.outputCount)), .int(Int32(outChannels)), .int(Int32(output.elementCount)),
+                    ] + bounds,
                 count: output.elementCount)
         }
         return Value(buffer: out, layout: Layout(contiguous: output.shape), scalarType: type)

@@ -4,9 +4,10 @@
 /// (``ONNXBatchNormFolding``): `Conv → BatchNormalization → Relu` becomes one operation.
 enum ONNXActivationFusion {
     /// The activation nodes (by position in the sorted nodes) whose operand is a `Conv`'s result,
-    /// or the result of a `BatchNormalization` folded into one (`foldedConvolutions`: the
-    /// normalization's position to the convolution's), that only they read and that is no graph
-    /// output; each with the convolution's position.
+    /// or the result of a node that becomes one (`foldedConvolutions`: the position of a
+    /// `BatchNormalization` folded into a convolution or of a sum fused into one, to the
+    /// convolution's), that only they read and that is no graph output; each with the
+    /// convolution's position.
     static func pairs(
         _ nodes: [ONNXNodeProto], graphOutputs: Set<String>, foldedConvolutions: [Int: Int]
     ) -> [Int: Int] {

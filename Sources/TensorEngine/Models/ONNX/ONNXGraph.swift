@@ -45,6 +45,9 @@ final class ONNXGraph: Sendable {
     /// `Add` nodes fused into the `MatMul` whose result they alone read, by the addition's
     /// position (``ONNXBiasFusion``).
     private let fusedBiases: [Int: ONNXBiasFusion.Pair]
+    /// `Add` and `Sum` nodes fused into the `Conv` whose result they alone read, by the sum's
+    /// position (``ONNXResidualFusion``).
+    private let fusedResiduals: [Int: ONNXResidualFusion.Pair]
 
     init(model: ONNXModelProto, source: ONNXDataSource) throws(ModelError) {
         self.source = source
@@ -86,9 +89,14 @@ final class ONNXGraph: Sendable {
             nodes, initializers: Set(initializers.keys), graphOutputs: Set(graph.outputs.map(\.name)))
         foldedConvolutions = Dictionary(uniqueKeysWithValues: folds.map { ($0.value, $0.key) })
         deferredConvolutions = Set(folds.keys)
+        let graphOutputs = Set(graph.outputs.map(\.name))
+        fusedResiduals = ONNXResidualFusion.pairs(
+            nodes, graphOutputs: graphOutputs, foldedConvolutions: foldedConvolutions)
+        // An activation after a fused sum bounds the convolution that sum became.
+        let convolutionResults = foldedConvolutions.merging(fusedResiduals.mapValues(\.convolution)) { kept, _ in kept }
         fusedActivations = ONNXActivationFusion.pairs(
-            nodes, graphOutputs: Set(graph.outputs.map(\.name)), foldedConvolutions: foldedConvolutions)
-        fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: Set(graph.outputs.map(\.name)))
+            nodes, graphOutputs: graphOutputs, foldedConvolutions: convolutionResults)
+        fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: graphOutputs)
     }
 
     /// The nodes in dependency order (Kahn's algorithm; ONNX asks exporters for this order, not
@@ -196,6 +204,10 @@ final class ONNXGraph: Sendable {
                 // The activation is the convolution's epilogue: its engine operation is the convolution's.
                 results = fused
                 if let trace { for result in results { trace.mark(result, origin: convolution) } }
+            } else if let pair = fusedResiduals[index], let fused = try ONNXResidualFusion.lower(context, pair) {
+                // The sum is the convolution's epilogue: its engine operation is the Conv's.
+                results = fused
+                if let trace { for result in results { trace.mark(result, origin: pair.convolution) } }
             } else if let pair = fusedBiases[index], let fused = try ONNXBiasFusion.lower(context, pair) {
                 // The addition is the product's epilogue: its engine operation is the MatMul's.
                 results = fused
