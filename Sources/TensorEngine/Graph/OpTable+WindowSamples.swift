@@ -83,6 +83,12 @@ extension Samples {
             padding: [(1, 1), (1, 1)]),
         convolutionSample("deep 1x1, small plane", input([1, 96, 9, 9]), input([160, 96, 1, 1])),
         convolutionSample(
+            "1x1 on a small plane, 48 output channels in two slices", input([1, 40, 13, 13]), input([48, 40, 1, 1]),
+            bias: true),
+        convolutionSample(
+            "1x1 on a small plane, 64 output channels in two slices, batch 2", input([2, 72, 11, 11]),
+            input([64, 72, 1, 1]), bias: true, clamp: .relu),
+        convolutionSample(
             "groups of 30 channels, strided, rows not a multiple of 32", input([1, 8, 30, 31]), input([60, 4, 3, 3]),
             bias: true, strides: [2, 2], padding: [(1, 0), (1, 1)], groups: 2),
         convolutionSample(

@@ -88,6 +88,27 @@ struct ConvolutionTests {
         #expect(pooled[0].isNaN && pooled[1] == 4)
     }
 
+    /// A NaN wins its windows' maxima and an infinity stays one in rows pooled 64 or 16 at a time
+    /// (a whole chunk, a last chunk of more than 32, strips), as the reference computes them.
+    @Test(arguments: [40, 100, 150]) func stripedMaximaKeepNaNsAndInfinities(_ width: Int) async throws {
+        var scalars = (0..<(3 * 7 * width)).map { Float(($0 * 37) % 101) / 10 - 5 }
+        scalars[(0 * 7 + 3) * width + width / 2] = .nan
+        scalars[(1 * 7 + 2) * width + 5] = .infinity
+        scalars[(2 * 7 + 4) * width + width - 3] = -.infinity
+        // A graph of its own per policy: an evaluated tensor keeps its first result.
+        func pooled() -> Tensor {
+            Tensor(shape: [1, 3, 7, width], scalars: scalars).maxPool(kernelSize: [3, 3], strides: [2, 2])
+        }
+        let expected = try await Self.values(pooled(), .only(.naive))
+        #expect(expected.contains { $0.isNaN } && expected.contains(.infinity))
+        for policy in Self.policies.dropFirst() {
+            let values = try await Self.values(pooled(), policy)
+            #expect(values.count == expected.count)
+            let same = zip(values, expected).allSatisfy { $0.isNaN ? $1.isNaN : $0 == $1 }
+            #expect(same, "width \(width) on \(policy)")
+        }
+    }
+
     @Test func theRestOfTheCNNFamily() async throws {
         let x = Tensor(shape: [1, 2, 1, 2], scalars: [-2, 3, -6, 6] as [Float])
         #expect(try await x.leakyRelu(alpha: 0.5).shapedArray(of: Float.self).scalars == [-1, 3, -3, 6])

@@ -123,16 +123,17 @@ extension OpenBLASBackend {
         let wanted =
             libraryThreaded
             ? 1
-            : Swift.max(
-                1,
-                Swift.min(
-                    Parallel.workers * MatmulSplit.piecesPerWorker,
-                    Int(multiplyAdds) / MatmulSplit.minimumMultiplyAddsPerPiece))
+            : Parallel.balancedPieces(
+                Swift.max(
+                    1,
+                    Swift.min(
+                        Parallel.workers * MatmulSplit.piecesPerWorker,
+                        Int(multiplyAdds) / MatmulSplit.minimumMultiplyAddsPerPiece)))
         // A small plane (a deep layer's 7 × 7) cut into pieces of rows would give each piece a few
-        // columns and the whole weight matrix to pack: the workers take slices of the output
-        // channels instead, over one im2col of the plane.
+        // columns, each packed into whole panels of 32: the workers take slices of the output
+        // channels instead (two tiles each at least), over one im2col of the plane.
         if !libraryThreaded, wanted > 1, outCount < Self.channelSplitPositions,
-            outPerGroup >= Self.channelSplitPositions / 4 * Parallel.workers
+            outPerGroup >= 2 * Int(TE_MR) * Parallel.workers
         {
             Self.fillStarts(
                 out, sums, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
@@ -141,15 +142,18 @@ extension OpenBLASBackend {
                 outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise, clamp: clamp)
             return
         }
-        let chunksPerPlane = Swift.max(1, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
-        let rowsPerChunk = Swift.min(rowsPerBlock, (rowsTotal + chunksPerPlane - 1) / chunksPerPlane)
+        // Each plane's rows in chunks of near-equal height (13 rows in 4: 4, 3, 3, 3, not 4, 4, 4, 1),
+        // at most a block each.
+        let chunksPerPlane = Swift.max(
+            (rowsTotal + rowsPerBlock - 1) / rowsPerBlock, Swift.min(rowsTotal, (wanted + planes - 1) / planes))
+        let rowsPerChunk = (rowsTotal + chunksPerPlane - 1) / chunksPerPlane
         var tasks: [(plane: Int, rows: Range<Int>)] = []
         for plane in 0..<planes {
-            for first in stride(from: 0, to: rowsTotal, by: rowsPerChunk) {
-                tasks.append((plane, first..<Swift.min(rowsTotal, first + rowsPerChunk)))
+            for chunk in 0..<chunksPerPlane {
+                tasks.append((plane, chunk * rowsTotal / chunksPerPlane..<(chunk + 1) * rowsTotal / chunksPerPlane))
             }
         }
-        let parts = libraryThreaded ? 1 : Swift.min(wanted, tasks.count)
+        let parts = libraryThreaded ? 1 : Parallel.balancedPieces(Swift.min(wanted, tasks.count))
         // With the engine's kernel packing B, im2col writes B packed (`im2colPacked`), and a
         // pointwise convolution packs its input's rows.
         let packsColumns =

@@ -197,6 +197,8 @@ extension OpenBLASBackend {
                     target.update(repeating: 0, count: first)
                     if columnStride == 1 {
                         (target + first).update(from: line, count: end - first)
+                    } else if columnStride == 2 {
+                        te_every_second(line, end - first, target + first)
                     } else {
                         for j in 0..<(end - first) { target[first + j] = line[j * columnStride] }
                     }
