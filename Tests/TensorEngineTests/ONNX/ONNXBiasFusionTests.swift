@@ -25,16 +25,11 @@ import Testing
             ("x", [3, 2, 5]), ("w", [5, 4]), ("b", [4]), ("w2", [5, 3]), ("c", [1, 3]), ("rows", [6, 5]),
             ("wt", [4, 5]),
         ]
-        let bytes = ONNXBytes.model(opset: 13, nodes: nodes, inputs: shapes, outputs: ["y", "z", "kept", "u", "g"])
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bias-\(UUID().uuidString).onnx")
-        try Data(bytes).write(to: url)
+        let url = try ONNXFixture.temporaryModel(
+            "bias", opset: 13, nodes: nodes, shapes: shapes, outputs: ["y", "z", "kept", "u", "g"])
         defer { try? FileManager.default.removeItem(at: url) }
         let model = try ONNXModel(contentsOf: url)
-        var inputs: [String: Tensor] = [:]
-        for (seed, (name, shape)) in shapes.enumerated() {
-            let count = shape.reduce(1, *)
-            inputs[name] = Tensor(shape: shape, scalars: (0..<count).map { Float(($0 * 37 + seed * 11) % 23) / 11 - 1 })
-        }
+        let inputs = ONNXFixture.patternedInputs(shapes)
         func input(_ name: String) throws -> Tensor { try #require(inputs[name]) }
         let kept = try input("x").matmul(try input("w"))
         let (b, c) = (try input("b"), try input("c"))

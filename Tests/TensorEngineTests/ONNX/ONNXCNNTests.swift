@@ -94,16 +94,11 @@ import Testing
             ("x", [1, 4, 7, 6]), ("w", [4, 4, 3, 3]), ("b", [4]), ("v", [4, 4, 1, 1]), ("v2", [4, 4, 1, 1]),
             ("row", [6]),
         ]
-        let bytes = ONNXBytes.model(opset: 13, nodes: nodes, inputs: shapes, outputs: ["z", "g", "h", "kept"])
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("residual-\(UUID().uuidString).onnx")
-        try Data(bytes).write(to: url)
+        let url = try ONNXFixture.temporaryModel(
+            "residual", opset: 13, nodes: nodes, shapes: shapes, outputs: ["z", "g", "h", "kept"])
         defer { try? FileManager.default.removeItem(at: url) }
         let model = try ONNXModel(contentsOf: url)
-        var inputs: [String: Tensor] = [:]
-        for (seed, (name, shape)) in shapes.enumerated() {
-            let count = shape.reduce(1, *)
-            inputs[name] = Tensor(shape: shape, scalars: (0..<count).map { Float(($0 * 37 + seed * 11) % 23) / 11 - 1 })
-        }
+        let inputs = ONNXFixture.patternedInputs(shapes)
         let (x, v, v2) = (try #require(inputs["x"]), try #require(inputs["v"]), try #require(inputs["v2"]))
         let c = x.convolution(
             weight: try #require(inputs["w"]), bias: inputs["b"], padding: .explicit([(1, 1), (1, 1)]))

@@ -60,6 +60,27 @@ enum ONNXFixture {
 
     /// The operators of a model's compute plan that run no engine operation of their own: those
     /// fused into another's.
+    /// A model written to a temporary file (removed by the caller) from `nodes`, with float
+    /// graph inputs of `shapes`.
+    static func temporaryModel(
+        _ prefix: String, opset: Int64, nodes: [TestNode], shapes: [(String, [Int])], outputs: [String]
+    ) throws -> URL {
+        let bytes = ONNXBytes.model(opset: opset, nodes: nodes, inputs: shapes, outputs: outputs)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString).onnx")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    /// One tensor per named shape, of a fixed pattern in [-1, 1) that differs by position.
+    static func patternedInputs(_ shapes: [(String, [Int])]) -> [String: Tensor] {
+        var inputs: [String: Tensor] = [:]
+        for (seed, (name, shape)) in shapes.enumerated() {
+            let count = shape.reduce(1, *)
+            inputs[name] = Tensor(shape: shape, scalars: (0..<count).map { Float(($0 * 37 + seed * 11) % 23) / 11 - 1 })
+        }
+        return inputs
+    }
+
     static func fusedOperators(ofModelAt url: URL) async throws -> [String] {
         let plan = try await ComputePlan.load(contentsOf: url, configuration: ModelConfiguration())
         guard case .program(let program) = plan.modelStructure, let main = program.functions["main"] else {

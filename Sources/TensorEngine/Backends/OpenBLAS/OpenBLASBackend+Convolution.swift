@@ -87,10 +87,9 @@ extension OpenBLASBackend {
 
     /// The convolution as products by pieces of output rows (or slices of output channels for
     /// small planes); each piece first sets its part of the output to the bias (and the
-    /// residual), while it is about
-    /// to be in cache anyway. With the engine's kernel, filters held in `weights` (a model's
-    /// constant) are kept packed from their second use on (``PackedWeights``), so no piece packs
-    /// them again.
+    /// residual), while it is about to be in cache anyway. With the engine's kernel, filters held
+    /// in `weights` (a model's constant) are kept packed from their second use on
+    /// (``PackedWeights``), so no piece packs them again.
     private func gemmConvolution(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ sums: ConvolutionSums,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
