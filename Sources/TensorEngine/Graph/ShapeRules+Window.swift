@@ -27,8 +27,9 @@ extension ShapeRules {
         guard inputs.count <= most, inputs.count > (geometry.addsResidual ? 2 : 1) else {
             throw RuleViolation(
                 .invalidArgument,
-                "a convolution takes an input, a weight, a bias\(geometry.addsResidual ? " and a residual" : ""), "
-                    + "not \(inputs.count) operands")
+                "a convolution takes an input, a weight"
+                    + (geometry.addsResidual ? ", a bias and a residual" : " and a bias")
+                    + ", not \(inputs.count) operands")
         }
         if let index = geometry.biasIndex(operandCount: inputs.count), inputs[index].shape != [result.shape[1]] {
             throw RuleViolation(
