@@ -14,13 +14,9 @@ enum ONNXActivationFusion {
         let uses = ONNXValueUses(nodes)
         var pairs: [Int: Int] = [:]
         for (index, node) in nodes.enumerated() where node.domain.isEmpty && ["Relu", "Clip"].contains(node.opType) {
-            guard let input = node.inputs.first, let source = uses.soleProducer(of: input, graphOutputs: graphOutputs)
-            else { continue }
-            if nodes[source].opType == "Conv", nodes[source].domain.isEmpty {
-                pairs[index] = source
-            } else if let convolution = foldedConvolutions[source] {
-                pairs[index] = convolution
-            }
+            guard let input = node.inputs.first else { continue }
+            pairs[index] = uses.soleConvolution(
+                of: input, in: nodes, graphOutputs: graphOutputs, convolutionResults: foldedConvolutions)
         }
         return pairs
     }

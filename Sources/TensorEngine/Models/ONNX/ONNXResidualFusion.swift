@@ -23,15 +23,12 @@ enum ONNXResidualFusion {
         for (index, node) in nodes.enumerated() where node.domain.isEmpty && ["Add", "Sum"].contains(node.opType) {
             guard node.inputs.count == 2 else { continue }
             for (position, input) in node.inputs.enumerated() {
-                guard let source = uses.soleProducer(of: input, graphOutputs: graphOutputs) else { continue }
-                if nodes[source].opType == "Conv", nodes[source].domain.isEmpty {
-                    pairs[index] = Pair(convolutionOperand: position, convolution: source)
-                } else if let convolution = foldedConvolutions[source] {
+                if let convolution = uses.soleConvolution(
+                    of: input, in: nodes, graphOutputs: graphOutputs, convolutionResults: foldedConvolutions)
+                {
                     pairs[index] = Pair(convolutionOperand: position, convolution: convolution)
-                } else {
-                    continue
+                    break
                 }
-                break
             }
         }
         return pairs

@@ -20,4 +20,15 @@ struct ONNXValueUses {
         guard !value.isEmpty, !graphOutputs.contains(value), readers[value] == 1 else { return nil }
         return producer[value]
     }
+
+    /// The `Conv` node (its position in `nodes`) whose result `value` is, read by the fused node
+    /// alone and no graph output: produced by the `Conv` itself or by a node that becomes it
+    /// (`convolutionResults`: such a node's position to the convolution's).
+    func soleConvolution(
+        of value: String, in nodes: [ONNXNodeProto], graphOutputs: Set<String>, convolutionResults: [Int: Int]
+    ) -> Int? {
+        guard let source = soleProducer(of: value, graphOutputs: graphOutputs) else { return nil }
+        if nodes[source].opType == "Conv", nodes[source].domain.isEmpty { return source }
+        return convolutionResults[source]
+    }
 }
