@@ -130,7 +130,10 @@ func describeProfile(_ profile: DeviceProfile) -> String {
         + (profile.transfer.map { String(format: "transfer %.1f GB/s", $0.gbPerSecond) } ?? "host memory")
         + String(
             format: "; engine %.2f µs per operation, %.2f µs per evaluation", profile.secondsPerOperation * 1e6,
-            profile.secondsPerEvaluation * 1e6)]
+            profile.secondsPerEvaluation * 1e6)
+        + (profile.memory.map {
+            String(format: "; beyond %.0f MiB of cache, memory at %.1f GB/s", $0.cacheBytes / 1_048_576, $0.gbPerSecond)
+        } ?? "")]
     let header = ["class", "GFLOP/s", "GB/s", "launch µs", "per line ns", "per operand µs"]
     var rows = [header]
     for costClass in CostClass.allCases {

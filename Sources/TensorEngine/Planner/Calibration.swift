@@ -31,6 +31,7 @@ package enum Calibration {
                 backend, runs: runs, budget: probe.budget, afterFirstStep: probe.afterFirstStep, build)
         }
         measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
+        measured.lineFLOPs = try flops(of: try softmaxLinesProbe(scale)(), on: backend)
         var profile = backend.defaultProfile
         for cell in cells {
             guard let value = cell.value(measured) else { continue }
@@ -48,6 +49,12 @@ package enum Calibration {
             }
             profile.rows[cell.costClass] = row
         }
+        // Beyond the cache (or, where the device does not say how large it is, beyond the
+        // in-cache stream probe's bytes), work streams from memory.
+        if let rate = measured.rate(.memoryStream, bytes: 3 * Sizes.memoryStreamCount * 4) {
+            let cache = backend.cacheBytes ?? 3 * Sizes.streamCount(scale) * 4
+            profile.memory = MemoryTerms(cacheBytes: Double(cache), gbPerSecond: rate)
+        }
         if backend.memorySpace != .host {
             let launch = measured.seconds[.launch] ?? 0
             profile.transfer = TransferTerms(gbPerSecond: try transferGBPerSecond(backend), launchSeconds: launch)
@@ -64,7 +71,7 @@ package enum Calibration {
     enum ProbeName: Hashable, Sendable {
         case launch, manyOperands, reductionLaunch, lineWiseLaunch, movementLaunch
         case matmulSmall, matmulMedium, matmulLarge, matrixVector, fewRows
-        case stream, chain, reduceLong, reduceShort, linesLong, linesShort, movement, runMovement
+        case stream, memoryStream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
     }
 
     /// A graph the backend runs alone, timed over runs after a warm-up run.
@@ -84,7 +91,12 @@ package enum Calibration {
 
     /// The sizes the probes and cells share.
     enum Sizes {
-        static func streamCount(_ scale: Int) -> Int { (1 << 22) / (scale * scale) }
+        /// Floats of each operand of the stream probe: three of them (12 MiB) stay in the
+        /// last-level cache of a server CPU, where a model's activations mostly are.
+        static func streamCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
+        /// Floats of each operand of the memory probe: three of them (192 MiB) are far beyond the
+        /// last-level cache of most CPUs.
+        static let memoryStreamCount = 1 << 24
         static func chainCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
         static func longRows(_ scale: Int) -> Int { 1024 / scale }
         static func shortRows(_ scale: Int) -> Int { 16_384 / scale }
@@ -150,8 +162,13 @@ package enum Calibration {
             let (v, m) = (try input([Sizes.fewRows, k], 5), try input([k, k], 6))
             return { v.matmul(m) }
         },
-        Probe(name: .stream, runs: 10, slowRuns: 10) { scale throws(TensorError) in
+        Probe(name: .stream, runs: 20, slowRuns: 10) { scale throws(TensorError) in
             let (x, y) = (try input([Sizes.streamCount(scale)], 7), try input([Sizes.streamCount(scale)], 8))
+            return { x + y }
+        },
+        // The same stream through memory (not on the naive loops, which would take seconds).
+        Probe(name: .memoryStream, runs: 5, slowRuns: nil, budget: 0.5) { _ throws(TensorError) in
+            let (x, y) = (try filled(Sizes.memoryStreamCount, 1), try filled(Sizes.memoryStreamCount, 2))
             return { x + y }
         },
         // Arithmetic: a fused chain of the kind models run (tanh for the transcendental, products
@@ -169,14 +186,17 @@ package enum Calibration {
             let r = try input([Sizes.shortRows(scale), 8], 13)
             return { r.sum(alongAxes: 1) }
         },
+        // Line-wise work's bytes and lines from layer norms, whose arithmetic is light; its
+        // arithmetic from a softmax over the long lines, whose exponentials are not.
         Probe(name: .linesLong, runs: 10, slowRuns: 10) { scale throws(TensorError) in
             let r = try input([Sizes.longRows(scale), 1024], 9)
-            return { r.softmax() }
+            return { r.layerNorm() }
         },
         Probe(name: .linesShort, runs: 10, slowRuns: 10) { scale throws(TensorError) in
             let r = try input([Sizes.shortRows(scale), 8], 13)
-            return { r.softmax() }
+            return { r.layerNorm() }
         },
+        Probe(name: .softmaxLines, runs: 10, slowRuns: 10) { scale throws(TensorError) in try softmaxLinesProbe(scale) },
         Probe(name: .movement, runs: 10, slowRuns: 10) { scale throws(TensorError) in
             let r = try input([Sizes.longRows(scale), 1024], 9)
             return { r.transposed().reshaped(to: [Sizes.longRows(scale) * 1024]) }
@@ -194,6 +214,12 @@ package enum Calibration {
             let (a, b) = (try input([edge, edge], seed), try input([edge, edge], seed + 1))
             return { a.matmul(b) }
         }
+    }
+
+    /// A softmax over few long lines: the rate of line-wise work's arithmetic (the exponentials).
+    private static func softmaxLinesProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
+        let r = try input([Sizes.longRows(scale), 1024], 9)
+        return { r.softmax() }
     }
 
     private static func chainProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
@@ -225,6 +251,8 @@ package enum Calibration {
         var seconds: [ProbeName: Double] = [:]
         /// The floating-point operations of the chain probe's plan (each step of its region counts).
         var chainFLOPs = 0.0
+        /// The floating-point operations of the softmax probe's plan.
+        var lineFLOPs = 0.0
 
         subscript(_ name: ProbeName) -> Double? { seconds[name] }
 
@@ -324,11 +352,17 @@ package enum Calibration {
                 m.beyond(.fewRows, .launch).map { skinny(rows: Sizes.fewRows, scale: m.scale) / $0 / 1e9 }
             },
         ]
-        // Every kind of work does its arithmetic at the chain's rate; products move their
-        // operands at the stream's; matrix products launch like elementwise ops.
-        for costClass in [CostClass.elementwise, .reduction, .lineWise, .movement, .runMovement] {
+        // Every kind of work but line-wise work does its arithmetic at the chain's rate; products
+        // move their operands at the stream's; matrix products launch like elementwise ops.
+        // Line-wise work does its own at the softmax probe's: its exponentials run in a kernel of
+        // their own, several times the chain's rate per FLOP.
+        for costClass in [CostClass.elementwise, .reduction, .movement, .runMovement] {
             cells.append(Cell(costClass: costClass, term: .gflops, value: arithmetic))
         }
+        cells.append(
+            Cell(costClass: .lineWise, term: .gflops) { m in
+                m.beyond(.softmaxLines, .lineWiseLaunch).map { m.lineFLOPs / $0 / 1e9 }
+            })
         for costClass in [CostClass.matmul, .matrixVector] {
             cells.append(
                 Cell(costClass: costClass, term: .gbPerSecond) { m in
@@ -350,6 +384,14 @@ package enum Calibration {
     /// A probe input: a host constant, so that the probe measures the op, not the input's making.
     static func input(_ shape: [Int], _ seed: UInt64) throws(TensorError) -> Tensor {
         let t = Tensor(randomNormal: shape, seed: seed)
+        if let error = t.error { throw error }
+        return t
+    }
+
+    /// A host constant of `count` copies of `value`: a stream's input, whose values do not
+    /// matter, made without drawing random numbers (the memory probe's take seconds to draw).
+    static func filled(_ count: Int, _ value: Float) throws(TensorError) -> Tensor {
+        let t = Tensor(shape: [count], scalars: repeatElement(value, count: count))
         if let error = t.error { throw error }
         return t
     }

@@ -26,11 +26,17 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// Seconds of the engine's fixed work per evaluation that runs on this device, beyond its
     /// operations: finding the plan, starting the executor, reading the results back.
     public var secondsPerEvaluation: Double
+    /// Memory beyond the device's last-level cache. The rows' GB/s are rates of work whose bytes
+    /// fit in that cache (a calibration measures them there); work that moves more than
+    /// ``MemoryTerms/cacheBytes`` runs at ``MemoryTerms/gbPerSecond`` at most. `nil`: the rows'
+    /// rates hold at every size.
+    public var memory: MemoryTerms?
 
     /// A profile of the given rows.
     public init(
         backend: BackendID, deviceName: String, threads: Int, calibrated: Bool, rows: [CostClass: CostTerms],
-        transfer: TransferTerms?, secondsPerOperation: Double = 0, secondsPerEvaluation: Double = 0
+        transfer: TransferTerms?, secondsPerOperation: Double = 0, secondsPerEvaluation: Double = 0,
+        memory: MemoryTerms? = nil
     ) {
         self.backend = backend
         self.deviceName = deviceName
@@ -40,6 +46,7 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         self.transfer = transfer
         self.secondsPerOperation = secondsPerOperation
         self.secondsPerEvaluation = secondsPerEvaluation
+        self.memory = memory
     }
 
     /// The row that prices a class of work: its own, else its fallback's.
@@ -60,9 +67,20 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return bookkeeping }
         let row = row(costClass)
         let compute = cost.flops / (row.gflops(forFLOPs: cost.flops) * 1e9)
-        let memory = cost.bytesMoved / (row.gbPerSecond * 1e9)
+        let memory = cost.bytesMoved / (gbPerSecond(row, bytes: cost.bytesMoved) * 1e9)
         let launch = row.launchSeconds + Double(Swift.max(0, operands - 1)) * row.secondsPerOperand
         return Swift.max(compute, memory) + cost.lines * row.secondsPerLine + cost.launches * launch + bookkeeping
+    }
+
+    /// The GB/s of work of this row moving `bytes`: the row's own while they fit in the cache,
+    /// at most the memory's from twice its size, and a blend of the two between (a last-level
+    /// cache keeps much of a working set its size: on a 32 MiB cache a layer norm over 32 MiB
+    /// runs at twice the memory's rate, a mean over 64 MiB at the memory's).
+    func gbPerSecond(_ row: CostTerms, bytes: Double) -> Double {
+        guard let memory, bytes > memory.cacheBytes else { return row.gbPerSecond }
+        let cached = Swift.min(1, Swift.max(0, 2 - bytes / Swift.max(memory.cacheBytes, 1)))
+        let streamed = Swift.min(row.gbPerSecond, memory.gbPerSecond)
+        return 1 / (cached / row.gbPerSecond + (1 - cached) / streamed)
     }
 
     /// Seconds to move bytes between the host and this device (zero for host memory).
@@ -141,6 +159,20 @@ public struct RatePoint: Sendable, Hashable, Codable {
     /// The point of a cube product of this edge (2·n³ FLOPs).
     public static func cube(_ edge: Int, gflops: Double) -> RatePoint {
         RatePoint(flops: 2 * pow(Double(edge), 3), gflops: gflops)
+    }
+}
+
+/// The device's memory beyond its last-level cache.
+public struct MemoryTerms: Sendable, Hashable, Codable {
+    /// Bytes of the last-level cache: work moving more than this streams from memory.
+    public var cacheBytes: Double
+    /// GB/s of a stream through memory, far beyond the cache.
+    public var gbPerSecond: Double
+
+    /// Memory past a cache of `cacheBytes`, streamed at `gbPerSecond`.
+    public init(cacheBytes: Double, gbPerSecond: Double) {
+        self.cacheBytes = cacheBytes
+        self.gbPerSecond = gbPerSecond
     }
 }
 

@@ -9,7 +9,8 @@ import Foundation
 /// ignored with a warning and replaced by the next calibration.
 package enum ProfileStore {
     /// 3: profiles as rows of cost terms per cost class, and seconds per recorded operation.
-    static let schemaVersion = 3
+    /// 4: the rows' GB/s measured in cache, and the memory's beyond it (``DeviceProfile/memory``).
+    static let schemaVersion = 4
 
     struct File: Codable {
         var schemaVersion: Int

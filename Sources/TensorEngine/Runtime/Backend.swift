@@ -48,6 +48,10 @@ package protocol Backend: AnyObject, Sendable {
     static var kernels: KernelRegistry<Self> { get }
     /// The device's figures before a calibration measures them (`tensorplan calibrate`).
     var defaultProfile: DeviceProfile { get }
+    /// Bytes of the device's last-level cache: work whose operands and result fit in it runs at
+    /// the rates a calibration measures in cache, larger work at the memory's
+    /// (``DeviceProfile/memory``); `nil` when the device does not say.
+    var cacheBytes: Int? { get }
 
     /// Copies a host value into this backend's memory space (the identity for host backends).
     func upload(_ value: Value) throws(TensorError) -> Value

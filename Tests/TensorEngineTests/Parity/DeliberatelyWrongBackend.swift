@@ -9,6 +9,7 @@ final class DeliberatelyWrongBackend: Backend {
     var deviceName: String { "deliberately wrong" }
     var memorySpace: MemorySpace { .host }
     var defaultProfile: DeviceProfile { naive.defaultProfile }
+    var cacheBytes: Int? { nil }
 
     static let kernels: KernelRegistry<DeliberatelyWrongBackend> = {
         var registry = KernelRegistry<DeliberatelyWrongBackend>()

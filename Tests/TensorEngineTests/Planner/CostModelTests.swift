@@ -57,6 +57,35 @@ struct CostModelTests {
         #expect(profile.seconds(for: cost, costClass: .lineWise) == 4, "line-wise work to reductions, then elementwise")
     }
 
+    /// Work that fits in the last-level cache moves at its row's GB/s; from twice the cache's
+    /// size, at the memory's (or the row's, when slower); between, a blend in harmonic terms.
+    @Test func bytesBeyondTheCacheStreamFromMemory() {
+        var profile = PlannerTests.profile(.openblas, gflops: 1000, bandwidth: 1, launch: 0, link: nil)
+        profile.rows = [.elementwise: CostTerms(gflops: 1000, gbPerSecond: 100, launchSeconds: 0),
+                        .movement: CostTerms(gflops: 1000, gbPerSecond: 5, launchSeconds: 0)]
+        let cache = 32e6
+        func seconds(_ bytes: Double, _ costClass: CostClass = .elementwise) -> Double {
+            profile.seconds(for: Cost(bytesRead: bytes), costClass: costClass)
+        }
+        #expect(seconds(64e6) == 64e6 / 100e9, "no memory terms: the row's rate at every size")
+        profile.memory = MemoryTerms(cacheBytes: cache, gbPerSecond: 20)
+        #expect(seconds(cache) == cache / 100e9, "a working set of the cache's size: in cache")
+        #expect(abs(seconds(2 * cache) - 2 * cache / 20e9) < 1e-15, "twice the cache: all from memory")
+        #expect(abs(seconds(10 * cache) - 10 * cache / 20e9) < 1e-15)
+        // 1.5 times the cache: half of the bytes at 100 GB/s, half at 20.
+        #expect(abs(seconds(48e6) - (24e6 / 100e9 + 24e6 / 20e9)) < 1e-15)
+        // A row slower than the memory keeps its own rate.
+        #expect(abs(seconds(10 * cache, .movement) - 10 * cache / 5e9) < 1e-15)
+    }
+
+    /// Sizes of caches as sysfs writes them.
+    @Test func cacheSizesParse() {
+        #expect(HostCaches.parseSize("32768K") == 32 << 20)
+        #expect(HostCaches.parseSize("1M") == 1 << 20)
+        #expect(HostCaches.parseSize("4096") == 4096)
+        for bad in ["", "K", "-1K", "12Q", "0K", "99999999999999999999G"] { #expect(HostCaches.parseSize(bad) == nil, "\(bad)") }
+    }
+
     @Test func lineWiseOpsAndReductionsCountTheirLines() {
         let x = Self.signature([4, 6, 8])
         // Softmax along the middle axis: 4 · 8 rows of 6.

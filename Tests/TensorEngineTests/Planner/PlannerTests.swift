@@ -10,6 +10,7 @@ final class SyntheticDevice: Backend {
     let lacks: Set<OpKind>
     var deviceName: String { "synthetic \(id)" }
     var defaultProfile: DeviceProfile { PlannerTests.profile(id, gflops: 1, bandwidth: 1, launch: 0, link: nil) }
+    var cacheBytes: Int? { nil }
 
     init(id: BackendID, memorySpace: MemorySpace, lacks: Set<OpKind> = []) {
         self.id = id

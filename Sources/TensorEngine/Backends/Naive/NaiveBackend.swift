@@ -18,6 +18,9 @@ package final class NaiveBackend: Backend {
             reduction: 0.3, arithmetic: 0.1, launch: 2e-6, transfer: nil, operation: 1e-6, evaluation: 3e-6)
     }
 
+    /// The host CPU's last-level cache.
+    package var cacheBytes: Int? { HostCaches.lastLevelBytes }
+
     package func upload(_ value: Value) throws(TensorError) -> Value { value }
     package func download(_ value: Value) throws(TensorError) -> Value { value }
     package func synchronize() throws(TensorError) {}

@@ -20,6 +20,9 @@ package final class OpenBLASBackend: Backend {
                   reduction: 10, arithmetic: 20, launch: 1e-6, transfer: nil, operation: 1e-6, evaluation: 3e-6)
     }
 
+    /// The host CPU's last-level cache.
+    package var cacheBytes: Int? { HostCaches.lastLevelBytes }
+
     init() {
         OpenBLASCore.selectWidestKernels()
         // One BLAS thread per core; the Swift kernels never run beside a BLAS call in one

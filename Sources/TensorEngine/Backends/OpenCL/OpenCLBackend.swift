@@ -33,6 +33,9 @@ package final class OpenCLBackend: Backend {
                          reduction: 50, arithmetic: 200, launch: 1e-5, transfer: 8, operation: 3e-6, evaluation: 3e-6)
     }
 
+    /// The device's global memory cache (`CL_DEVICE_GLOBAL_MEM_CACHE_SIZE`), where it reports one.
+    package var cacheBytes: Int? { runtime.device.globalMemoryCacheBytes > 0 ? runtime.device.globalMemoryCacheBytes : nil }
+
     /// Opens the device chosen by `selection` among `devices` (the ICD loader's list by default),
     /// through the entry points of `library` (the process's by default).
     convenience init(

@@ -65,6 +65,8 @@ package struct OpenCLDeviceInfo: @unchecked Sendable {
     let maxWorkGroupSize: Int
     let localMemoryBytes: Int
     let globalMemoryBytes: Int
+    /// Bytes of the cache in front of global memory (0 when the device reports none).
+    let globalMemoryCacheBytes: Int
     let maxAllocationBytes: Int
     let hostUnifiedMemory: Bool
     let hasFP64: Bool
@@ -143,6 +145,7 @@ enum OpenCLDiscovery {
         let workGroup: Int = scalar(api, id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1)
         let local: cl_ulong = scalar(api, id, CL_DEVICE_LOCAL_MEM_SIZE, 0)
         let global: cl_ulong = scalar(api, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0)
+        let globalCache: cl_ulong = scalar(api, id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 0)
         let maxAlloc: cl_ulong = scalar(api, id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0)
         let unified: cl_bool = scalar(api, id, CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool(CL_FALSE))
         let units: cl_uint = scalar(api, id, CL_DEVICE_MAX_COMPUTE_UNITS, 1)
@@ -152,8 +155,9 @@ enum OpenCLDiscovery {
             index: index, id: id, platform: platform,
             platformName: String(decoding: platformName.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
             name: string(api, id, CL_DEVICE_NAME), driverVersion: string(api, id, CL_DRIVER_VERSION), type: deviceType,
-            maxWorkGroupSize: max(1, workGroup), localMemoryBytes: Int(local), globalMemoryBytes: Int(global),
-            maxAllocationBytes: Int(maxAlloc), hostUnifiedMemory: unified != 0,
+            maxWorkGroupSize: max(1, workGroup), localMemoryBytes: Int(clamping: local), globalMemoryBytes: Int(clamping: global),
+            globalMemoryCacheBytes: Int(clamping: globalCache),
+            maxAllocationBytes: Int(clamping: maxAlloc), hostUnifiedMemory: unified != 0,
             hasFP64: extensions.contains("cl_khr_fp64"), hasFP16: extensions.contains("cl_khr_fp16"),
             hasFMA: singleConfig & cl_device_fp_config(CL_FP_FMA) != 0,
             correctlyRoundedDivideSqrt: singleConfig & cl_device_fp_config(CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0,
