@@ -24,12 +24,20 @@ package enum Calibration {
         let slow = backend.id == .naive
         let scale = slow ? 4 : 1
         var measured = Measurements(scale: scale)
+        var chosen: [(probe: Probe, runs: Int, build: () -> Tensor)] = []
         for probe in probes {
             guard let runs = slow ? probe.slowRuns : probe.runs else { continue }
-            let build = try probe.make(scale)
-            measured.seconds[probe.name] = try seconds(
-                backend, runs: runs, budget: probe.budget, afterFirstStep: probe.afterFirstStep, build)
+            chosen.append((probe, runs, try probe.make(scale)))
         }
+        var times: [ProbeName: [Double]] = [:]
+        for _ in 0..<passes {
+            for (probe, runs, build) in chosen {
+                times[probe.name, default: []] += try samples(
+                    backend, runs: (runs + passes - 1) / passes, budget: probe.budget / Double(passes),
+                    afterFirstStep: probe.afterFirstStep, build)
+            }
+        }
+        for (name, samples) in times where !samples.isEmpty { measured.seconds[name] = samples.sorted()[samples.count / 2] }
         measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
         measured.lineFLOPs = try flops(of: try softmaxLinesProbe(scale)(), on: backend)
         var profile = backend.defaultProfile
@@ -64,6 +72,13 @@ package enum Calibration {
         profile.calibrated = true
         return profile
     }
+
+    /// Passes over the probes, each taking a share of every probe's runs: a slow spell of a
+    /// shared machine, which lasts seconds, then falls on part of each probe's samples, and the
+    /// medians pass over it, rather than on all the samples of the few probes it coincides with
+    /// (one such spell rated 192³ products at half their rate, and a model's estimates at twice
+    /// its time).
+    static let passes = 3
 
     // MARK: The probes
 
@@ -396,13 +411,14 @@ package enum Calibration {
         return t
     }
 
-    /// The median seconds of the probe's op on one backend over up to `runs` runs after a warm-up
-    /// run: the plan runs in measure mode and only the kernel steps count (copies of the host
-    /// inputs do not). The median, not the best run, because the planner predicts the typical
-    /// time on a machine that may be shared, and `tensorplan quality` compares with medians too.
-    static func seconds(
+    /// The seconds of the probe's op on one backend in up to `runs` runs after a warm-up run: the
+    /// plan runs in measure mode and only the kernel steps count (copies of the host inputs do
+    /// not). The calibration keeps their median, not the best run, because the planner predicts
+    /// the typical time on a machine that may be shared, and `tensorplan quality` compares with
+    /// medians too.
+    static func samples(
         _ backend: any Backend, runs: Int, budget: Double = 2, afterFirstStep: Bool = false, _ build: () -> Tensor
-    ) throws(TensorError) -> Double {
+    ) throws(TensorError) -> [Double] {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let planner = alone(backend)
@@ -416,8 +432,7 @@ package enum Calibration {
             if run > 0 { samples.append(steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)) }
             if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget, !samples.isEmpty { break }
         }
-        samples.sort()
-        return samples[samples.count / 2]
+        return samples
     }
 
     /// Host ↔ device GB/s: the best of five round trips of 16 MiB.
