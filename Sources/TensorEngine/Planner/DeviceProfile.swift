@@ -27,9 +27,10 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// operations: finding the plan, starting the executor, reading the results back.
     public var secondsPerEvaluation: Double
     /// Memory beyond the device's last-level cache. The rows' GB/s are rates of work whose bytes
-    /// fit in that cache (a calibration measures them there); work that moves more than
-    /// ``MemoryTerms/cacheBytes`` runs at ``MemoryTerms/gbPerSecond`` at most. `nil`: the rows'
-    /// rates hold at every size.
+    /// fit in that cache (a calibration measures them there); work that moves twice
+    /// ``MemoryTerms/cacheBytes`` or more runs at ``MemoryTerms/gbPerSecond`` at most, and work
+    /// between one and two caches at a blend of the two. `nil`: the rows' rates hold at every
+    /// size.
     public var memory: MemoryTerms?
 
     /// A profile of the given rows.
@@ -164,7 +165,8 @@ public struct RatePoint: Sendable, Hashable, Codable {
 
 /// The device's memory beyond its last-level cache.
 public struct MemoryTerms: Sendable, Hashable, Codable {
-    /// Bytes of the last-level cache: work moving more than this streams from memory.
+    /// Bytes of the last-level cache: work moving more than this streams partly from memory,
+    /// and from twice this wholly.
     public var cacheBytes: Double
     /// GB/s of a stream through memory, far beyond the cache.
     public var gbPerSecond: Double
