@@ -59,8 +59,8 @@ package enum Calibration {
         }
         // Beyond the cache (or, where the device does not say how large it is, beyond the
         // in-cache stream probe's bytes), work streams from memory.
-        if let rate = measured.rate(.memoryStream, bytes: 3 * Sizes.memoryStreamCount * 4) {
-            let cache = backend.cacheBytes ?? 3 * Sizes.streamCount(scale) * 4
+        if let rate = measured.rate(.memoryStream, bytes: Sizes.streamBytes(Sizes.memoryStreamCount)) {
+            let cache = backend.cacheBytes ?? Sizes.streamBytes(Sizes.streamCount(scale))
             profile.memory = MemoryTerms(cacheBytes: Double(cache), gbPerSecond: rate)
         }
         if backend.memorySpace != .host {
@@ -112,6 +112,8 @@ package enum Calibration {
         /// Floats of each operand of the memory probe: three of them (192 MiB) are far beyond the
         /// last-level cache of most CPUs.
         static let memoryStreamCount = 1 << 24
+        /// Bytes a stream probe (`x + y`) of `count` floats moves: two operands read, a result written.
+        static func streamBytes(_ count: Int) -> Int { 3 * count * 4 }
         static func chainCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
         static func longRows(_ scale: Int) -> Int { 1024 / scale }
         static func shortRows(_ scale: Int) -> Int { 16_384 / scale }
@@ -326,7 +328,7 @@ package enum Calibration {
                 m[.manyOperands].map { Swift.max(0, $0 - (m[.launch] ?? 0)) / 16 }
             },
             Cell(costClass: .elementwise, term: .gbPerSecond) { m in
-                m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4)
+                m.rate(.stream, bytes: Sizes.streamBytes(Sizes.streamCount(m.scale)))
             },
             Cell(costClass: .reduction, term: .launchSeconds) { $0[.reductionLaunch] },
             Cell(costClass: .reduction, term: .secondsPerLine) { m in
@@ -381,7 +383,7 @@ package enum Calibration {
         for costClass in [CostClass.matmul, .matrixVector] {
             cells.append(
                 Cell(costClass: costClass, term: .gbPerSecond) { m in
-                    m.rate(.stream, bytes: 3 * Sizes.streamCount(m.scale) * 4)
+                    m.rate(.stream, bytes: Sizes.streamBytes(Sizes.streamCount(m.scale)))
                 })
             cells.append(Cell(costClass: costClass, term: .launchSeconds) { $0[.launch] })
         }
