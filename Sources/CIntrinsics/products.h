@@ -41,6 +41,16 @@ static inline long te_depth_block(long k) {
     return blocks > 0 ? (k + blocks - 1) / blocks : 1;
 }
 
+/// `lower` where v ≤ lower, then `upper` where that is ≥ upper, lane by lane: selects by bit
+/// masks, so a NaN (whose comparisons are false) passes both bounds unchanged.
+static inline __attribute__((always_inline)) TE_AVX512 te_float16
+te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
+    typedef int te_int16 __attribute__((ext_vector_type(16)));
+    const te_int16 below = v <= lower, raised = (below & (te_int16)lower) | (~below & (te_int16)v);
+    const te_int16 above = (te_float16)raised >= upper;
+    return (te_float16)((above & (te_int16)upper) | (~above & raised));
+}
+
 /// The micro-kernel: a tile of `rows` ≤ TE_MR rows and 32 columns, over `depth` steps of k.
 /// `a` is packed as [depth][rows]; row k of B starts `bStride` floats after row k-1 (32 for a
 /// packed panel, ldb for B read in place), or, with `rowOffsets`, at b + rowOffsets[k] (an
@@ -49,9 +59,15 @@ static inline long te_depth_block(long k) {
 /// rows TE_PREFETCH_STEPS steps ahead are fetched as it goes (the first tile over a panel, which
 /// reads it from beyond L1; the tiles after it find it there). With `prefetchA`, A's steps
 /// TE_PREFETCH_A_STEPS ahead likewise (the first panel over a block of A packed whole).
+///
+/// The epilogue (each part NULL for none; see ``te_sgemm_packed_ab_epilogue``): a result not
+/// `accumulate`d starts from its row's `bias` plus the `residual`'s value at its place (the tile's
+/// rows and columns, rows `ldc` apart), added to the tile's sum as a product onto C set to them
+/// first would; with `bounds` ([low, high]), every result is then bounded as ``te_bounded16`` does.
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_tile(const int rows, long depth, const float *a, const float *b, long bStride, const long *rowOffsets, float *c,
-        long ldc, long columns, int accumulate, const int prefetch, const int prefetchA) {
+        long ldc, long columns, int accumulate, const int prefetch, const int prefetchA, const float *bias,
+        const float *residual, const float *bounds) {
     // The loops over rows are unrolled whatever the optimisation level (the Clang importer may
     // compile for size), so that the 2 × rows sums stay in registers.
     te_float16 sum[TE_MR][2];
@@ -73,12 +89,31 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
             sum[r][1] = __builtin_elementwise_fma(x, b1, sum[r][1]);
         }
     }
+    const int plain = !bias && !residual && !bounds;
     if (columns == TE_NR) {
 #pragma clang loop unroll(full)
         for (int r = 0; r < rows; r++) {
             te_float16u *out0 = (te_float16u *)(c + r * ldc), *out1 = (te_float16u *)(c + r * ldc + 16);
-            if (accumulate) { *out0 += sum[r][0]; *out1 += sum[r][1]; }
-            else { *out0 = sum[r][0]; *out1 = sum[r][1]; }
+            if (plain) {
+                if (accumulate) { *out0 += sum[r][0]; *out1 += sum[r][1]; }
+                else { *out0 = sum[r][0]; *out1 = sum[r][1]; }
+                continue;
+            }
+            te_float16 start0 = 0, start1 = 0;
+            if (accumulate) {
+                start0 = *out0;
+                start1 = *out1;
+            } else {
+                if (bias) { start0 = bias[r]; start1 = bias[r]; }
+                if (residual) {
+                    start0 += *(const te_float16u *)(residual + r * ldc);
+                    start1 += *(const te_float16u *)(residual + r * ldc + 16);
+                }
+            }
+            te_float16 v0 = start0 + sum[r][0], v1 = start1 + sum[r][1];
+            if (bounds) { v0 = te_bounded16(v0, bounds[0], bounds[1]); v1 = te_bounded16(v1, bounds[0], bounds[1]); }
+            *out0 = v0;
+            *out1 = v1;
         }
         return;
     }
@@ -86,32 +121,45 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
         float line[TE_NR];
         *(te_float16u *)line = sum[r][0];
         *(te_float16u *)(line + 16) = sum[r][1];
-        for (long j = 0; j < columns; j++) c[r * ldc + j] = accumulate ? c[r * ldc + j] + line[j] : line[j];
+        for (long j = 0; j < columns; j++) {
+            float start = 0;
+            if (accumulate) start = c[r * ldc + j];
+            else {
+                if (bias) start = bias[r];
+                if (residual) start += residual[r * ldc + j];
+            }
+            float value = plain && !accumulate ? line[j] : start + line[j];
+            if (bounds) {
+                value = value <= bounds[0] ? bounds[0] : value;
+                value = value >= bounds[1] ? bounds[1] : value;
+            }
+            c[r * ldc + j] = value;
+        }
     }
 }
 
 /// The micro-kernel for each row count, so that every loop over rows is unrolled: B's rows
 /// `bStride` apart (`rowOffsets` NULL) or where `rowOffsets` says; each a function of its own,
 /// so that the test of `rowOffsets` folds away, as do those of the prefetches (PF for B, PA for A).
+#define TE_TILE_CASE(R, OFFSETS, PF, PA)                                                                       \
+    case R:                                                                                                    \
+        te_tile(R, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA, bias, residual, bounds); \
+        break;
 #define TE_TILE_FOR_ROWS(OFFSETS, PF, PA)                                                                      \
     switch (rows) {                                                                                            \
-    case 12: te_tile(12, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;           \
-    case 11: te_tile(11, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;           \
-    case 10: te_tile(10, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;           \
-    case 9: te_tile(9, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 8: te_tile(8, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 7: te_tile(7, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 6: te_tile(6, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 5: te_tile(5, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 4: te_tile(4, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 3: te_tile(3, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    case 2: te_tile(2, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;             \
-    default: te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA); break;            \
+        TE_TILE_CASE(12, OFFSETS, PF, PA) TE_TILE_CASE(11, OFFSETS, PF, PA) TE_TILE_CASE(10, OFFSETS, PF, PA)  \
+        TE_TILE_CASE(9, OFFSETS, PF, PA) TE_TILE_CASE(8, OFFSETS, PF, PA) TE_TILE_CASE(7, OFFSETS, PF, PA)     \
+        TE_TILE_CASE(6, OFFSETS, PF, PA) TE_TILE_CASE(5, OFFSETS, PF, PA) TE_TILE_CASE(4, OFFSETS, PF, PA)     \
+        TE_TILE_CASE(3, OFFSETS, PF, PA) TE_TILE_CASE(2, OFFSETS, PF, PA)                                      \
+    default:                                                                                                   \
+        te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA, bias, residual, bounds); \
+        break;                                                                                                 \
     }
 
 static TE_AVX512 void
 te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
-             int accumulate, int prefetch, int prefetchA) {
+             int accumulate, int prefetch, int prefetchA, const float *bias, const float *residual,
+             const float *bounds) {
     if (prefetch && prefetchA) TE_TILE_FOR_ROWS((const long *)0, 1, 1)
     else if (prefetch) TE_TILE_FOR_ROWS((const long *)0, 1, 0)
     else if (prefetchA) TE_TILE_FOR_ROWS((const long *)0, 0, 1)
@@ -122,11 +170,13 @@ static TE_AVX512 void
 te_tile_rows_gathered(int rows, long depth, const float *a, const float *b, const long *rowOffsets, float *c,
                       long ldc, long columns, int accumulate, int prefetchA) {
     const long bStride = 0;
+    const float *bias = NULL, *residual = NULL, *bounds = NULL;
     __builtin_assume(rowOffsets != 0);
     if (prefetchA) TE_TILE_FOR_ROWS(rowOffsets, 0, 1)
     else TE_TILE_FOR_ROWS(rowOffsets, 0, 0)
 }
 #undef TE_TILE_FOR_ROWS
+#undef TE_TILE_CASE
 
 /// The transpose of the 16 × 16 block whose rows are `row[0...15]`: `column[q]` holds element q of
 /// every row. Four rounds of shuffles (32-bit, 64-bit, then 128-bit lanes twice).
@@ -370,7 +420,8 @@ enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC + 16 };
 /// `packedB` packed whole or, with `rowOffsets`, read where they say from `packedB`.
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedA, float *scratch,
-                const float *packedB, const long *rowOffsets, long j0, long j1, float *c, long ldc, int accumulate) {
+                const float *packedB, const long *rowOffsets, long j0, long j1, float *c, long ldc, int accumulate,
+                const float *bias, const float *residual, const float *bounds) {
     const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
     const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
     long offsets[TE_MC / TE_MR + 1];
@@ -378,6 +429,8 @@ te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda
     for (long p0 = 0; p0 < k; p0 += kb) {
         const long depth = k - p0 < kb ? k - p0 : kb;
         const int add = accumulate || p0 > 0;
+        // The epilogue's bounds apply to the last block of k, once every step is summed.
+        const float *blockBounds = p0 + depth >= k ? bounds : NULL;
         for (long i0 = 0; i0 < m; i0 += TE_MC) {
             const long block = m - i0 < TE_MC ? m - i0 : TE_MC;
             const long tiles = packedA
@@ -396,7 +449,8 @@ te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda
                                               tile, ldc, width, add, coldA);
                     else
                         te_tile_rows((int)rows, depth, tilesA + start * depth, packedB + p0 * padded + j * depth, TE_NR,
-                                     tile, ldc, width, add, t == 0, coldA);
+                                     tile, ldc, width, add, t == 0, coldA, bias ? bias + i0 + start : NULL,
+                                     residual ? residual + (i0 + start) * ldc + j : NULL, blockBounds);
                 }
             }
         }
@@ -411,7 +465,8 @@ static TE_AVX512 void
 te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedB, long j0,
                 long j1, float *c, long ldc, int accumulate) {
     float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
-    te_sgemm_blocks(transposeA, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, accumulate);
+    te_sgemm_blocks(transposeA, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, accumulate, NULL, NULL,
+                    NULL);
 }
 
 /// C[m, columns j0..<j1] = A·B (or += when `accumulate`) as ``te_sgemm_packed`` computes it, with
@@ -419,7 +474,28 @@ te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda
 static TE_AVX512 void
 te_sgemm_packed_ab(long m, long n, long k, const float *packedA, const float *packedB, long j0, long j1, float *c,
                    long ldc, int accumulate) {
-    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, accumulate);
+    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, accumulate, NULL, NULL, NULL);
+}
+
+/// C[m, columns j0..<j1] = A·B as ``te_sgemm_packed_ab`` computes it (C's old values unread), with
+/// an epilogue applied as each tile is stored, while it is in registers: each result starts from
+/// its row's `bias` (NULL: 0) plus the `residual`'s value at its place (laid out as C, rows `ldc`
+/// apart; NULL: none), as if C had been set to them and the product added onto it, and is then
+/// bounded by `bounds` (NULL: none), `bounds[0]` where it is ≤ bounds[0], then `bounds[1]` where
+/// that is ≥ bounds[1], a NaN kept. A convolution's bias, fused residual and activation, without
+/// the passes over C that setting it first and bounding it after take.
+static TE_AVX512 void
+te_sgemm_packed_ab_epilogue(long m, long n, long k, const float *packedA, const float *packedB, long j0, long j1,
+                            float *c, long ldc, const float *bias, const float *residual, const float *bounds) {
+    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, 0, bias, residual, bounds);
+}
+
+/// ``te_sgemm_packed_ab_epilogue`` with A row-major (rows `lda` apart), packed block by block here.
+static TE_AVX512 void
+te_sgemm_packed_epilogue(long m, long n, long k, const float *a, long lda, const float *packedB, long j0, long j1,
+                         float *c, long ldc, const float *bias, const float *residual, const float *bounds) {
+    float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
+    te_sgemm_blocks(0, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, 0, bias, residual, bounds);
 }
 
 /// C[m, q0..<q1] = A·B, with A packed whole (``te_pack_a_whole``) and B never formed: element
@@ -433,17 +509,7 @@ static TE_AVX512 void
 te_sgemm_implicit(long m, long k, const float *packedA, const float *source, const long *rowOffsets, long q0, long q1,
                   float *c, long ldc) {
     __builtin_assume(rowOffsets != 0);
-    te_sgemm_blocks(0, m, q1, k, NULL, 0, packedA, NULL, source, rowOffsets, q0, q1, c, ldc, 0);
-}
-
-/// `lower` where v ≤ lower, then `upper` where that is ≥ upper, lane by lane: selects by bit
-/// masks, so a NaN (whose comparisons are false) passes both bounds unchanged.
-static inline __attribute__((always_inline)) TE_AVX512 te_float16
-te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
-    typedef int te_int16 __attribute__((ext_vector_type(16)));
-    const te_int16 below = v <= lower, raised = (below & (te_int16)lower) | (~below & (te_int16)v);
-    const te_int16 above = (te_float16)raised >= upper;
-    return (te_float16)((above & (te_int16)upper) | (~above & raised));
+    te_sgemm_blocks(0, m, q1, k, NULL, 0, packedA, NULL, source, rowOffsets, q0, q1, c, ldc, 0, NULL, NULL, NULL);
 }
 
 /// Copies `rows` runs of `count` floats from `source` (rows `sourceStride` apart) to `target`
@@ -503,7 +569,7 @@ te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long l
             for (long t = 0; t < tiles; t++) {
                 const long start = offsets[t];
                 te_tile_rows((int)(offsets[t + 1] - start), depth, packedA + start * depth, panel, stride,
-                             c + start * ldc + j, ldc, width, add, t == 0, 0);
+                             c + start * ldc + j, ldc, width, add, t == 0, 0, NULL, NULL, NULL);
             }
         }
     }

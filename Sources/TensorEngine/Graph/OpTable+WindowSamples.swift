@@ -146,6 +146,13 @@ extension Samples {
             "small plane, output channels split, residual", input([1, 64, 7, 7]), input([130, 64, 3, 3]),
             padding: [(1, 1), (1, 1)], residual: .contiguous),
         convolutionSample(
+            "three blocks of k, channels split, ragged panel: bias, residual, clip", input([1, 80, 7, 9]),
+            input([52, 80, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], clamp: OutputClamp(lower: -0.5, upper: 0.5),
+            residual: .contiguous),
+        convolutionSample(
+            "a network's first layer: 3 channels, stride 2, bias and relu", input([1, 3, 40, 41]),
+            input([64, 3, 3, 3]), bias: true, strides: [2, 2], clamp: .relu),
+        convolutionSample(
             "depthwise, residual and relu", input([1, 8, 10, 70]), input([8, 1, 3, 3]), bias: true,
             padding: [(1, 1), (1, 1)], groups: 8, clamp: .relu, residual: .contiguous),
         convolutionSample(

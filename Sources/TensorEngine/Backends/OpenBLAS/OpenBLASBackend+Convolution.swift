@@ -8,9 +8,11 @@ extension OpenBLASBackend {
     /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at
     /// stride 1 without padding reads the input itself as `cols`; a depthwise convolution (one
     /// input channel per output channel) runs a direct kernel instead, one output plane per task.
-    /// The bias (and a fused residual) is written first (by each piece, into its own part of the
-    /// output) and the products accumulate onto it; an activation fused in (the geometry's clamp)
-    /// bounds each piece's results once its product is done, while they are in cache.
+    /// The engine's product kernel adds the bias (and a fused residual) and applies an activation
+    /// fused in (the geometry's clamp) as it stores each tile of results, so the output is written
+    /// once. With OpenBLAS's `sgemm`, the bias and residual are written first (by each piece, into
+    /// its own part of the output), the products accumulate onto them, and the clamp bounds each
+    /// piece's results once its product is done, while they are in cache.
     func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
         -> Value
     {
@@ -86,8 +88,9 @@ extension OpenBLASBackend {
     }
 
     /// The convolution as products by pieces of output rows (or slices of output channels for
-    /// small planes); each piece first sets its part of the output to the bias (and the
-    /// residual), while it is about to be in cache anyway. With the engine's kernel, filters held
+    /// small planes). With OpenBLAS's `sgemm` each piece first sets its part of the output to the
+    /// bias (and the residual), while it is about to be in cache anyway; the engine's kernel adds
+    /// them in its epilogue instead (``te_sgemm_packed_ab_epilogue``). With it, filters held
     /// in `weights` (a model's constant) are kept packed from their second use on
     /// (``PackedWeights``), so no piece packs them again.
     private func gemmConvolution(
@@ -134,11 +137,9 @@ extension OpenBLASBackend {
         if !libraryThreaded, wanted > 1, outCount < Self.channelSplitPositions,
             outPerGroup >= 2 * Int(TE_MR) * Parallel.workers
         {
-            Self.fillStarts(
-                out, sums, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
             try channelSlices(
                 x, w, in: weights, out, shape, planes: planes, channels: channels, groups: groups,
-                outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise, clamp: clamp)
+                outPerGroup: outPerGroup, reduction: reduction, pointwise: pointwise, sums: sums)
             return
         }
         // Each plane's rows in chunks of near-equal height (13 rows in 4: 4, 3, 3, 3, not 4, 4, 4, 1),
@@ -181,12 +182,6 @@ extension OpenBLASBackend {
                     let result = out + plane * outPerGroup * outCount + rows.lowerBound * width
                     let columnsWidth = rows.count * width
                     let residual = sums.residual.map { $0 + (result - out) }
-                    for channel in 0..<outPerGroup {
-                        Self.startSums(
-                            result + channel * outCount, count: columnsWidth,
-                            shift: sums.bias?[group * outPerGroup + channel] ?? 0,
-                            residual: residual.map { $0 + channel * outCount })
-                    }
                     // Pointwise: the input's own rows are the columns (ldb: the whole plane).
                     var source = input + rows.lowerBound * width
                     var leading = outCount
@@ -199,17 +194,27 @@ extension OpenBLASBackend {
                         } else {
                             Self.im2colPacked(input, packed, shape, channels: inPerGroup, rows: rows, parallel: false)
                         }
-                        if let kept = packedFilters[group] {
-                            te_sgemm_packed_ab(
-                                outPerGroup, columnsWidth, reduction, kept.elements(as: Float.self), packed, 0,
-                                columnsWidth, result, outCount, 1)
-                        } else {
-                            te_sgemm_packed(
-                                0, outPerGroup, columnsWidth, reduction, filters, reduction, packed, 0, columnsWidth,
-                                result, outCount, 1)
+                        // The bias, the residual and the bound applied as the kernel stores each
+                        // tile: the output is written once.
+                        let bias = sums.bias.map { $0 + group * outPerGroup }
+                        withBounds(clamp) { bounds in
+                            if let kept = packedFilters[group] {
+                                te_sgemm_packed_ab_epilogue(
+                                    outPerGroup, columnsWidth, reduction, kept.elements(as: Float.self), packed, 0,
+                                    columnsWidth, result, outCount, bias, residual, bounds)
+                            } else {
+                                te_sgemm_packed_epilogue(
+                                    outPerGroup, columnsWidth, reduction, filters, reduction, packed, 0, columnsWidth,
+                                    result, outCount, bias, residual, bounds)
+                            }
                         }
-                        clamp?.apply(to: result, rows: outPerGroup, count: columnsWidth, rowStride: outCount)
                         continue
+                    }
+                    for channel in 0..<outPerGroup {
+                        Self.startSums(
+                            result + channel * outCount, count: columnsWidth,
+                            shift: sums.bias?[group * outPerGroup + channel] ?? 0,
+                            residual: residual.map { $0 + channel * outCount })
                     }
                     if let columnsBase {
                         let columns = columnsBase + piece * chunkFloats
@@ -232,7 +237,7 @@ extension OpenBLASBackend {
     static let channelSplitPositions = 256
 
     /// Each plane's columns built once (by all cores), then its product cut into slices of output
-    /// channels, one per worker. With the engine's kernel the columns are written packed
+    /// channels, one per worker, each with the bias, residual and clamp of ``gemmConvolution``. With the engine's kernel the columns are written packed
     /// (``im2colPacked``, or the input's panels packed for a pointwise convolution) and every
     /// slice multiplies from that one packed B; otherwise each slice's product packs its own. Each
     /// slice's filters are kept packed as ``gemmConvolution`` keeps a group's.
@@ -240,14 +245,21 @@ extension OpenBLASBackend {
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?,
         _ out: UnsafeMutablePointer<Float>,
         _ shape: WindowShape3D, planes: Int, channels: Int, groups: Int, outPerGroup: Int, reduction: Int,
-        pointwise: Bool, clamp: OutputClamp?
+        pointwise: Bool, sums: ConvolutionSums
     ) throws(TensorError) {
         let (inCount, outCount) = (shape.inputCount, shape.outputCount)
+        let clamp = sums.clamp
         let inPerGroup = channels / groups
         let rows = 0..<(shape.output[0] * shape.output[1])
         let slices = Parallel.workers
         let sliceRows = (outPerGroup + slices - 1) / slices
         let packs = HostProducts.kernel == .avx512 && te_sgemm_packs_b(0, 0, sliceRows) != 0
+        // The engine's kernel adds the bias and the residual and bounds each tile as it stores it;
+        // the others accumulate onto an output set to them first.
+        if !packs {
+            Self.fillStarts(
+                out, sums, planes: planes * outPerGroup, channels: groups * outPerGroup, planeCount: outCount)
+        }
         let floats = packs ? te_packed_b_floats(reduction, outCount) : pointwise ? 0 : reduction * outCount
         let columnsBuffer = floats == 0 ? nil : try HostBuffer(byteCount: floats * 4, op: "convolution")
         let panels = (outCount + Int(TE_NR) - 1) / Int(TE_NR)
@@ -284,20 +296,26 @@ extension OpenBLASBackend {
                     let first = slice * sliceRows
                     let count = Swift.min(sliceRows, outPerGroup - first)
                     guard count > 0 else { continue }
-                    if packs, let kept = packedFilters[group * slices + slice] {
-                        te_sgemm_packed_ab(
-                            count, outCount, reduction, kept.elements(as: Float.self), source, 0, outCount,
-                            result + first * outCount, outCount, 1)
-                    } else if packs {
-                        te_sgemm_packed(
-                            0, count, outCount, reduction, filters + first * reduction, reduction, source, 0, outCount,
-                            result + first * outCount, outCount, 1)
-                    } else {
-                        HostProducts.multiply(
-                            transposeA: false, transposeB: false, m: count, n: outCount, k: reduction,
-                            filters + first * reduction, lda: reduction, source, ldb: outCount,
-                            result + first * outCount, ldc: outCount, accumulate: true)
+                    if packs {
+                        let bias = sums.bias.map { $0 + group * outPerGroup + first }
+                        let residual = sums.residual.map { $0 + (result - out) + first * outCount }
+                        withBounds(clamp) { bounds in
+                            if let kept = packedFilters[group * slices + slice] {
+                                te_sgemm_packed_ab_epilogue(
+                                    count, outCount, reduction, kept.elements(as: Float.self), source, 0, outCount,
+                                    result + first * outCount, outCount, bias, residual, bounds)
+                            } else {
+                                te_sgemm_packed_epilogue(
+                                    count, outCount, reduction, filters + first * reduction, reduction, source, 0,
+                                    outCount, result + first * outCount, outCount, bias, residual, bounds)
+                            }
+                        }
+                        continue
                     }
+                    HostProducts.multiply(
+                        transposeA: false, transposeB: false, m: count, n: outCount, k: reduction,
+                        filters + first * reduction, lda: reduction, source, ldb: outCount,
+                        result + first * outCount, ldc: outCount, accumulate: true)
                     clamp?.apply(to: result + first * outCount, count: count * outCount)
                 }
             }

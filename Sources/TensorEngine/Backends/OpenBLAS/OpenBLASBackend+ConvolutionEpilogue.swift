@@ -76,3 +76,12 @@ extension OpenBLASBackend {
         }
     }
 }
+
+/// Runs `body` with a product kernel's epilogue bounds: `[lower, upper]` of the clamp, or NULL
+/// without one.
+@inline(__always)
+func withBounds<Result>(_ clamp: OutputClamp?, _ body: (UnsafePointer<Float>?) -> Result) -> Result {
+    guard let clamp else { return body(nil) }
+    let bounds = (clamp.lower, clamp.upper)
+    return withUnsafeBytes(of: bounds) { body($0.baseAddress?.assumingMemoryBound(to: Float.self)) }
+}

@@ -81,6 +81,9 @@ extension OpenBLASBackend {
             let stride = shape.strides[2]
             if stride == 1 {
                 (target + validW.lowerBound).update(from: line + validW.lowerBound, count: validW.count)
+            } else if stride == 2 {
+                // A network's stride-2 first layer (three channels, so every row is such a gather).
+                te_every_second(line + 2 * validW.lowerBound, validW.count, target + validW.lowerBound)
             } else {
                 for ow in validW { target[ow] = line[ow * stride] }
             }
