@@ -51,6 +51,62 @@ te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
     return (te_float16)((above & (te_int16)upper) | (~above & raised));
 }
 
+/// Lanes `mask` of `sum` (one half of a tile's row) stored at `base` (lane 0's address; lanes
+/// outside the mask are neither read nor written): added to what is there when `accumulate`,
+/// else to `bias` and the residual's lanes at `residual` (NULL: none); then bounded by `bounds`
+/// (NULL: none) as ``te_bounded16`` bounds.
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_store_lanes(float *base, unsigned short mask, te_float16 sum, int accumulate, float bias, const float *residual,
+               const float *bounds) {
+    typedef float te_v16sf __attribute__((vector_size(64)));
+    const te_v16sf zero = (te_v16sf)(te_float16)0;
+    te_float16 v;
+    if (accumulate) {
+        v = (te_float16)__builtin_ia32_loadups512_mask(base, zero, mask) + sum;
+    } else {
+        v = sum + bias;
+        if (residual) v += (te_float16)__builtin_ia32_loadups512_mask(residual, zero, mask);
+    }
+    if (bounds) v = te_bounded16(v, bounds[0], bounds[1]);
+    __builtin_ia32_storeups512_mask(base, (te_v16sf)v, mask);
+}
+
+/// A tile's rows stored where an implicit convolution's flat grid of positions puts them: column
+/// q (the tile's first is `first`) is output position (q / rowLength, q % rowLength), stored at
+/// c + (q / rowLength)·outWidth + q % rowLength when q % rowLength < outWidth and dropped past
+/// it (those positions' windows run into the next row). Each run of columns inside one output
+/// row goes out by masked stores, with the epilogue of ``te_store_lanes``: no scratch grid is
+/// written and copied out again.
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_tile_scatter(const int rows, te_float16 sum[TE_MR][2], float *c, long ldc, long columns, long first,
+                long rowLength, long outWidth, int accumulate, const float *bias, const float *residual,
+                const float *bounds) {
+    long lane = 0;
+    while (lane < columns) {
+        const long q = first + lane, oh = q / rowLength, ow = q % rowLength;
+        if (ow >= outWidth) {
+            lane += rowLength - ow;
+            continue;
+        }
+        const long end = lane + (outWidth - ow < columns - lane ? outWidth - ow : columns - lane);
+        // Lane l of the run goes to c + at + (l - lane).
+        const long at = oh * outWidth + ow;
+#pragma clang loop unroll(full)
+        for (int half = 0; half < 2; half++) {
+            const long low = lane > 16 * half ? lane : 16 * half, high = end < 16 * half + 16 ? end : 16 * half + 16;
+            if (low >= high) continue;
+            const unsigned short mask = (unsigned short)(((1u << (high - low)) - 1) << (low - 16 * half));
+            const long offset = at + 16 * half - lane;
+#pragma clang loop unroll(full)
+            for (int r = 0; r < rows; r++) {
+                te_store_lanes(c + r * ldc + offset, mask, sum[r][half], accumulate, bias ? bias[r] : 0,
+                               residual ? residual + r * ldc + offset : NULL, bounds);
+            }
+        }
+        lane = end;
+    }
+}
+
 /// The micro-kernel: a tile of `rows` ≤ TE_MR rows and 32 columns, over `depth` steps of k.
 /// `a` is packed as [depth][rows]; row k of B starts `bStride` floats after row k-1 (32 for a
 /// packed panel, ldb for B read in place), or, with `rowOffsets`, at b + rowOffsets[k] (an
@@ -64,10 +120,12 @@ te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
 /// `accumulate`d starts from its row's `bias` plus the `residual`'s value at its place (the tile's
 /// rows and columns, rows `ldc` apart), added to the tile's sum as a product onto C set to them
 /// first would; with `bounds` ([low, high]), every result is then bounded as ``te_bounded16`` does.
+/// With `rowLength` > 0 the tile's columns are positions of an implicit convolution's flat grid
+/// from `first` on, stored into the output plane at `c` (``te_tile_scatter``).
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_tile(const int rows, long depth, const float *a, const float *b, long bStride, const long *rowOffsets, float *c,
         long ldc, long columns, int accumulate, const int prefetch, const int prefetchA, const float *bias,
-        const float *residual, const float *bounds) {
+        const float *residual, const float *bounds, long rowLength, long outWidth, long first) {
     // The loops over rows are unrolled whatever the optimisation level (the Clang importer may
     // compile for size), so that the 2 × rows sums stay in registers.
     te_float16 sum[TE_MR][2];
@@ -88,6 +146,10 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
             sum[r][0] = __builtin_elementwise_fma(x, b0, sum[r][0]);
             sum[r][1] = __builtin_elementwise_fma(x, b1, sum[r][1]);
         }
+    }
+    if (rowLength > 0) {
+        te_tile_scatter(rows, sum, c, ldc, columns, first, rowLength, outWidth, accumulate, bias, residual, bounds);
+        return;
     }
     const int plain = !bias && !residual && !bounds;
     if (columns == TE_NR) {
@@ -143,7 +205,8 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
 /// so that the test of `rowOffsets` folds away, as do those of the prefetches (PF for B, PA for A).
 #define TE_TILE_CASE(R, OFFSETS, PF, PA)                                                                       \
     case R:                                                                                                    \
-        te_tile(R, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA, bias, residual, bounds); \
+        te_tile(R, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA, bias, residual, bounds, \
+                rowLength, outWidth, first);                                                                    \
         break;
 #define TE_TILE_FOR_ROWS(OFFSETS, PF, PA)                                                                      \
     switch (rows) {                                                                                            \
@@ -152,7 +215,8 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
         TE_TILE_CASE(6, OFFSETS, PF, PA) TE_TILE_CASE(5, OFFSETS, PF, PA) TE_TILE_CASE(4, OFFSETS, PF, PA)     \
         TE_TILE_CASE(3, OFFSETS, PF, PA) TE_TILE_CASE(2, OFFSETS, PF, PA)                                      \
     default:                                                                                                   \
-        te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA, bias, residual, bounds); \
+        te_tile(1, depth, a, b, bStride, OFFSETS, c, ldc, columns, accumulate, PF, PA, bias, residual, bounds, \
+                rowLength, outWidth, first);                                                                    \
         break;                                                                                                 \
     }
 
@@ -160,6 +224,7 @@ static TE_AVX512 void
 te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride, float *c, long ldc, long columns,
              int accumulate, int prefetch, int prefetchA, const float *bias, const float *residual,
              const float *bounds) {
+    const long rowLength = 0, outWidth = 0, first = 0;
     if (prefetch && prefetchA) TE_TILE_FOR_ROWS((const long *)0, 1, 1)
     else if (prefetch) TE_TILE_FOR_ROWS((const long *)0, 1, 0)
     else if (prefetchA) TE_TILE_FOR_ROWS((const long *)0, 0, 1)
@@ -168,10 +233,11 @@ te_tile_rows(int rows, long depth, const float *a, const float *b, long bStride,
 
 static TE_AVX512 void
 te_tile_rows_gathered(int rows, long depth, const float *a, const float *b, const long *rowOffsets, float *c,
-                      long ldc, long columns, int accumulate, int prefetchA) {
+                      long ldc, long columns, int accumulate, int prefetchA, const float *bias, const float *residual,
+                      const float *bounds, long rowLength, long outWidth, long first) {
     const long bStride = 0;
-    const float *bias = NULL, *residual = NULL, *bounds = NULL;
     __builtin_assume(rowOffsets != 0);
+    __builtin_assume(rowLength > 0);
     if (prefetchA) TE_TILE_FOR_ROWS(rowOffsets, 0, 1)
     else TE_TILE_FOR_ROWS(rowOffsets, 0, 0)
 }
@@ -421,7 +487,7 @@ enum { TE_PACKED_A_FLOATS = TE_MC * TE_KC + 16 };
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda, const float *packedA, float *scratch,
                 const float *packedB, const long *rowOffsets, long j0, long j1, float *c, long ldc, int accumulate,
-                const float *bias, const float *residual, const float *bounds) {
+                const float *bias, const float *residual, const float *bounds, long rowLength, long outWidth) {
     const long padded = (n + TE_NR - 1) / TE_NR * TE_NR;
     const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
     long offsets[TE_MC / TE_MR + 1];
@@ -446,7 +512,10 @@ te_sgemm_blocks(int transposeA, long m, long n, long k, const float *a, long lda
                     float *tile = c + (i0 + start) * ldc + j;
                     if (rowOffsets)
                         te_tile_rows_gathered((int)rows, depth, tilesA + start * depth, packedB + j, rowOffsets + p0,
-                                              tile, ldc, width, add, coldA);
+                                              c + (i0 + start) * ldc, ldc, width, add, coldA,
+                                              bias ? bias + i0 + start : NULL,
+                                              residual ? residual + (i0 + start) * ldc : NULL, blockBounds, rowLength,
+                                              outWidth, j);
                     else
                         te_tile_rows((int)rows, depth, tilesA + start * depth, packedB + p0 * padded + j * depth, TE_NR,
                                      tile, ldc, width, add, t == 0, coldA, bias ? bias + i0 + start : NULL,
@@ -466,7 +535,7 @@ te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda
                 long j1, float *c, long ldc, int accumulate) {
     float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
     te_sgemm_blocks(transposeA, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, accumulate, NULL, NULL,
-                    NULL);
+                    NULL, 0, 0);
 }
 
 /// C[m, columns j0..<j1] = A·B (or += when `accumulate`) as ``te_sgemm_packed`` computes it, with
@@ -474,7 +543,8 @@ te_sgemm_packed(int transposeA, long m, long n, long k, const float *a, long lda
 static TE_AVX512 void
 te_sgemm_packed_ab(long m, long n, long k, const float *packedA, const float *packedB, long j0, long j1, float *c,
                    long ldc, int accumulate) {
-    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, accumulate, NULL, NULL, NULL);
+    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, accumulate, NULL, NULL, NULL,
+                    0, 0);
 }
 
 /// C[m, columns j0..<j1] = A·B as ``te_sgemm_packed_ab`` computes it (C's old values unread), with
@@ -487,7 +557,8 @@ te_sgemm_packed_ab(long m, long n, long k, const float *packedA, const float *pa
 static TE_AVX512 void
 te_sgemm_packed_ab_epilogue(long m, long n, long k, const float *packedA, const float *packedB, long j0, long j1,
                             float *c, long ldc, const float *bias, const float *residual, const float *bounds) {
-    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, 0, bias, residual, bounds);
+    te_sgemm_blocks(0, m, n, k, NULL, 0, packedA, NULL, packedB, NULL, j0, j1, c, ldc, 0, bias, residual, bounds, 0,
+                    0);
 }
 
 /// ``te_sgemm_packed_ab_epilogue`` with A row-major (rows `lda` apart), packed block by block here.
@@ -495,51 +566,26 @@ static TE_AVX512 void
 te_sgemm_packed_epilogue(long m, long n, long k, const float *a, long lda, const float *packedB, long j0, long j1,
                          float *c, long ldc, const float *bias, const float *residual, const float *bounds) {
     float packedA[TE_PACKED_A_FLOATS] __attribute__((aligned(64)));
-    te_sgemm_blocks(0, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, 0, bias, residual, bounds);
+    te_sgemm_blocks(0, m, n, k, a, lda, NULL, packedA, packedB, NULL, j0, j1, c, ldc, 0, bias, residual, bounds, 0, 0);
 }
 
-/// C[m, q0..<q1] = A·B, with A packed whole (``te_pack_a_whole``) and B never formed: element
-/// (p, q) of B is source[rowOffsets[p] + q]. This is im2col left implicit for a stride-1
-/// convolution over a padded input whose rows are `Wp` floats: output position q = oh·Wp + ow (the
-/// last columns of each row of positions fall past the output and are dropped by the caller), row
-/// p = (c, kh, kw) of the filters at c·plane + kh·dilation·Wp + kw·dilation. B's 32 columns of a
-/// step are then 32 consecutive floats of the input, read in place: no columns matrix is written.
-/// Reads reach (q1 rounded up to 32) - 1 past the largest offset; `c`'s column q is at c + q.
+/// A·B for grid positions q0..<q1, with A packed whole (``te_pack_a_whole``) and B never formed:
+/// element (p, q) of B is source[rowOffsets[p] + q]. This is im2col left implicit for a stride-1
+/// convolution over a padded input whose rows are `rowLength` floats: position q = oh·rowLength
+/// + ow, row p = (c, kh, kw) of the filters at c·plane + kh·dilation·rowLength + kw·dilation. B's
+/// 32 columns of a step are then 32 consecutive floats of the input, read in place: no columns
+/// matrix is written. Reads reach (q1 rounded up to 32) - 1 past the largest offset. Each result
+/// goes straight to the output plane of its row of A (planes `ldc` apart from `c`, rows
+/// `outWidth` floats): position q at c + (q / rowLength)·outWidth + q % rowLength, the positions
+/// past an output row (q % rowLength ≥ outWidth) dropped; with the epilogue of
+/// ``te_sgemm_packed_ab_epilogue`` (`bias` per row of A, `residual` laid out as the output).
 static TE_AVX512 void
 te_sgemm_implicit(long m, long k, const float *packedA, const float *source, const long *rowOffsets, long q0, long q1,
-                  float *c, long ldc) {
+                  float *c, long ldc, long rowLength, long outWidth, const float *bias, const float *residual,
+                  const float *bounds) {
     __builtin_assume(rowOffsets != 0);
-    te_sgemm_blocks(0, m, q1, k, NULL, 0, packedA, NULL, source, rowOffsets, q0, q1, c, ldc, 0, NULL, NULL, NULL);
-}
-
-/// Copies `rows` runs of `count` floats from `source` (rows `sourceStride` apart) to `target`
-/// (rows `targetStride` apart), each plus `shift`, plus the float at the same place of `addend`
-/// (laid out as `target`; none when NULL), and bounded: `low` where it is ≤ low, then `high`
-/// where it is ≥ high, a NaN kept (as the engine's `OutputClamp`). The epilogue of
-/// ``te_sgemm_implicit``'s flat grid into an output plane, with the bias and a fused residual:
-/// 16 floats at a time, a last part of fewer by masked loads and stores (a 13-wide plane's rows,
-/// scalar before, were 8% of a SqueezeNet's samples).
-static TE_AVX512 void
-te_copy_rows_bounded(const float *source, long sourceStride, const float *addend, float *target, long targetStride,
-                     long rows, long count, float shift, float low, float high) {
-    typedef float te_v16sf __attribute__((vector_size(64)));
-    const te_float16 add = shift, lower = low, upper = high;
-    const long tail = count % 16;
-    const unsigned short lanes = (unsigned short)((1u << tail) - 1);
-    for (long r = 0; r < rows; r++) {
-        const float *from = source + r * sourceStride, *plus = addend ? addend + r * targetStride : NULL;
-        float *to = target + r * targetStride;
-        for (long j = 0; j <= count - 16; j += 16) {
-            te_float16 v = *(const te_float16u *)(from + j) + add;
-            if (plus) v += *(const te_float16u *)(plus + j);
-            *(te_float16u *)(to + j) = te_bounded16(v, lower, upper);
-        }
-        if (tail == 0) continue;
-        const long j = count - tail;
-        te_float16 v = (te_float16)__builtin_ia32_loadups512_mask(from + j, (te_v16sf)(te_float16)0, lanes) + add;
-        if (plus) v += (te_float16)__builtin_ia32_loadups512_mask(plus + j, (te_v16sf)(te_float16)0, lanes);
-        __builtin_ia32_storeups512_mask(to + j, (te_v16sf)te_bounded16(v, lower, upper), lanes);
-    }
+    te_sgemm_blocks(0, m, q1, k, NULL, 0, packedA, NULL, source, rowOffsets, q0, q1, c, ldc, 0, bias, residual, bounds,
+                    rowLength, outWidth);
 }
 
 /// C[m, n] = A[m, k] · B[k, n] for few rows of A (at most 2 × TE_MR) and B row-major: B is read

@@ -11,7 +11,7 @@ import CIntrinsics
 /// and every tap of 32 consecutive positions reads 32 consecutive floats of one phase plane,
 /// which the product kernel loads in place (`te_sgemm_implicit`). A row of positions holds
 /// `Wq - Wout` positions past the output (their windows run into the next row); they are
-/// computed and dropped. im2col wrote `C·kH·kW` floats per output position that the kernel read
+/// computed and dropped as the kernel stores the others into the output. im2col wrote `C·kH·kW` floats per output position that the kernel read
 /// back from memory; the phase planes together are about the input's size and stay in cache
 /// while every tap reads them.
 extension OpenBLASBackend {
@@ -61,10 +61,11 @@ extension OpenBLASBackend {
 
     /// The convolution, batch by batch and group by group: the group's input padded into planes
     /// (by all cores), then pieces of whole output rows (or, for planes of few positions, slices
-    /// of the output channels) each computed into scratch on the flat grid and copied out row by
-    /// row with the bias and a fused residual (and bounded by the clamp of an activation fused
-    /// in). The filters are packed whole (kept by ``PackedWeights`` when they sit in
-    /// `weights`, a model's constant).
+    /// of the output channels), each computed on the flat grid by the product kernel, which
+    /// stores every position inside the output straight into its plane with the bias and a fused
+    /// residual added (and bounded by the clamp of an activation fused in), and drops the others.
+    /// The filters are packed whole (kept by ``PackedWeights`` when they sit in `weights`, a
+    /// model's constant).
     func implicitConvolution(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ sums: ConvolutionSums,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, batch: Int, channels: Int, groups: Int,
@@ -77,7 +78,6 @@ extension OpenBLASBackend {
             throw TensorError(.tooLarge, op: "convolution", message: "the convolution's phase planes overflow an Int")
         }
         let rowFloats = phases.rowFloats
-        let bounds = sums.clamp ?? OutputClamp(lower: -.infinity, upper: .infinity)
         // Reads run past a plane's end by up to a window's width and a panel (32 positions).
         let slack = rowFloats + 64
         var rowOffsets: [Int] = []
@@ -100,9 +100,7 @@ extension OpenBLASBackend {
         let rowsPerPiece = (outRows + rowPieces - 1) / rowPieces
         let tasks = slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)
         let parts = Swift.min(tasks, Parallel.workers * MatmulSplit.piecesPerWorker)
-        let scratchFloats = sliceRows * rowsPerPiece * rowFloats
         let padded = try HostBuffer(byteCount: (inPerGroup * phases.channelFloats + slack) * 4, op: "convolution")
-        let scratch = try HostBuffer(byteCount: parts * scratchFloats * 4, op: "convolution")
         let planes = padded.elements(as: Float.self)
         (planes + inPerGroup * phases.channelFloats).initialize(repeating: 0, count: slack)
         let filters = try (0..<groups * slices).map { index throws(TensorError) -> HostBuffer in
@@ -128,26 +126,22 @@ extension OpenBLASBackend {
                             let first = slice * sliceRows
                             let count = Swift.min(sliceRows, outPerGroup - first)
                             guard count > 0, rows > 0 else { continue }
-                            let positions = rows * rowFloats
-                            let grid = scratch.elements(as: Float.self) + piece * scratchFloats
-                            te_sgemm_implicit(
-                                count, reduction, filters[group * slices + slice].elements(as: Float.self),
-                                planes + firstRow * rowFloats, offsets, 0, positions, grid, positions)
-                            for channel in 0..<count {
-                                let outChannel = first + channel
-                                let shift = sums.bias?[group * outPerGroup + outChannel] ?? 0
-                                let start = outChannel * shape.outputCount + firstRow * outColumns
-                                let addend = sums.residual.map { $0 + (result - out) + start }
-                                te_copy_rows_bounded(
-                                    grid + channel * positions, rowFloats, addend, result + start, outColumns, rows,
-                                    outColumns, shift, bounds.lower, bounds.upper)
+                            // The task's rows of its channels' output planes, written by the kernel.
+                            let start = first * shape.outputCount + firstRow * outColumns
+                            let bias = sums.bias.map { $0 + group * outPerGroup + first }
+                            let residual = sums.residual.map { $0 + (result - out) + start }
+                            withBounds(sums.clamp) { bounds in
+                                te_sgemm_implicit(
+                                    count, reduction, filters[group * slices + slice].elements(as: Float.self),
+                                    planes + firstRow * rowFloats, offsets, 0, rows * rowFloats, result + start,
+                                    shape.outputCount, rowFloats, outColumns, bias, residual, bounds)
                             }
                         }
                     }
                 }
             }
         }
-        withExtendedLifetime((padded, scratch, filters)) {}
+        withExtendedLifetime((padded, filters)) {}
     }
 
     /// `m` rows of filters (rows `k` floats apart) packed whole: kept by ``PackedWeights`` from
