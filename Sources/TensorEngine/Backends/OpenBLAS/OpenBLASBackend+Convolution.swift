@@ -237,10 +237,11 @@ extension OpenBLASBackend {
     static let channelSplitPositions = 256
 
     /// Each plane's columns built once (by all cores), then its product cut into slices of output
-    /// channels, one per worker, each with the bias, residual and clamp of ``gemmConvolution``. With the engine's kernel the columns are written packed
-    /// (``im2colPacked``, or the input's panels packed for a pointwise convolution) and every
-    /// slice multiplies from that one packed B; otherwise each slice's product packs its own. Each
-    /// slice's filters are kept packed as ``gemmConvolution`` keeps a group's.
+    /// channels, one per worker, each with the bias, residual and clamp of ``gemmConvolution``.
+    /// With the engine's kernel the columns are written packed (``im2colPacked``, or the input's
+    /// panels packed for a pointwise convolution) and every slice multiplies from that one packed
+    /// B; otherwise each slice's product packs its own. Each slice's filters are kept packed as
+    /// ``gemmConvolution`` keeps a group's.
     private func channelSlices(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?,
         _ out: UnsafeMutablePointer<Float>,

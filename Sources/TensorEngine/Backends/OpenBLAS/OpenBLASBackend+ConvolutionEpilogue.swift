@@ -1,8 +1,8 @@
 /// What a convolution does to its results once their sums are complete: the bias and a fused
-/// residual added (written first, for the products to accumulate onto, or while the product's
-/// scratch is copied out), and the bound of an activation fused into the convolution
-/// (``OutputClamp``), applied by each piece to its own part of the output while it is in cache,
-/// so the results are never read again by a separate pass.
+/// residual added, and the bound of an activation fused into the convolution (``OutputClamp``).
+/// The engine's product kernel applies them as it stores each tile (its epilogue); OpenBLAS's
+/// `sgemm` accumulates onto the bias and residual written first, and each piece bounds its own
+/// part of the output after, while it is in cache.
 extension OutputClamp {
     typealias Lanes = SIMD16<Float>
 

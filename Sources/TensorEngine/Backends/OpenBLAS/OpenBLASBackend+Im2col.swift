@@ -82,7 +82,7 @@ extension OpenBLASBackend {
             if stride == 1 {
                 (target + validW.lowerBound).update(from: line + validW.lowerBound, count: validW.count)
             } else if stride == 2 {
-                // A network's stride-2 first layer (three channels, so every row is such a gather).
+                // Eight at a time: strided convolutions not read in place from phase planes.
                 te_every_second(line + 2 * validW.lowerBound, validW.count, target + validW.lowerBound)
             } else {
                 for ow in validW { target[ow] = line[ow * stride] }

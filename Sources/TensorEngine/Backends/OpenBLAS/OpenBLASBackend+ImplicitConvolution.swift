@@ -11,9 +11,9 @@ import CIntrinsics
 /// and every tap of 32 consecutive positions reads 32 consecutive floats of one phase plane,
 /// which the product kernel loads in place (`te_sgemm_implicit`). A row of positions holds
 /// `Wq - Wout` positions past the output (their windows run into the next row); they are
-/// computed and dropped as the kernel stores the others into the output. im2col wrote `C·kH·kW` floats per output position that the kernel read
-/// back from memory; the phase planes together are about the input's size and stay in cache
-/// while every tap reads them.
+/// computed and dropped as the kernel stores the others into the output. im2col wrote `C·kH·kW`
+/// floats per output position that the kernel read back from memory; the phase planes together
+/// are about the input's size and stay in cache while every tap reads them.
 extension OpenBLASBackend {
     /// Whether ``implicitConvolution`` computes a convolution: the engine's AVX-512 product
     /// kernel, at most two spatial axes, a window of more than one tap (a pointwise
