@@ -3,7 +3,8 @@
 extension CostRules {
     /// A convolution: 2·(C/groups)·(kernel elements) FLOPs per output, priced as a matrix product
     /// (backends lower it to one: im2col or implicit GEMM) when both the reduction and the output
-    /// channels per group are wide enough to block; a depthwise or narrow convolution streams. A
+    /// channels per group are wide enough to block; a depthwise or narrow convolution is window
+    /// work (direct kernels, at the rate of the calibration's depthwise probe). A
     /// fused activation's bound is one more FLOP per output, and no traffic; a fused residual one
     /// more, and its operand's bytes.
     static let convolution: CostRule = { op, inputs, output in
@@ -13,7 +14,7 @@ extension CostRules {
         let channelsPerGroup = (weight.first ?? 0) / Swift.max(1, geometry.groups)
         let blocked = reduction >= 16 && channelsPerGroup >= 16
         let perOutput = 2 * Double(reduction) + (geometry.clamp == nil ? 0 : 1) + (geometry.addsResidual ? 1 : 0)
-        return streaming(op, inputs, output, flopsPerElement: perOutput, costClass: blocked ? .matmul : .elementwise)
+        return streaming(op, inputs, output, flopsPerElement: perOutput, costClass: blocked ? .matmul : .window)
     }
 
     /// A transposed convolution does the work of the convolution it transposes: 2·(M/groups)·

@@ -73,6 +73,9 @@ public enum CostClass: String, Sendable, Hashable, CaseIterable, Codable, Coding
     /// Data movement whose reads and writes come in runs of a cache line or more (a head split, a
     /// row gather, a concatenation of long rows).
     case runMovement
+    /// Sliding windows that do not lower to a matrix product: depthwise convolutions and those
+    /// with few channels per group, whose taps multiply and add along each plane.
+    case window
 }
 
 /// An op's cost and the profile row that prices it.

@@ -63,6 +63,13 @@ extension Samples {
         convolutionSample(
             "depthwise, rows past 64, 3x5, row stride 2, no bias", input([1, 3, 9, 70]), input([3, 1, 3, 5]),
             strides: [2, 1], padding: [(1, 0), (2, 1)], groups: 3),
+        // The AVX-512 plane kernel's shapes: 5 × 5, a multiplier, asymmetric padding, rows not a
+        // multiple of its block of 4 and a last strip of 4 columns; 3 × 3 without padding onto one
+        // column.
+        convolutionSample(
+            "depthwise 5x5, multiplier 2, asymmetric padding, batch 2", input([2, 3, 13, 37]), input([6, 1, 5, 5]),
+            bias: true, padding: [(2, 1), (0, 3)], groups: 3),
+        convolutionSample("depthwise 3x3 onto one column", input([1, 2, 5, 3]), input([2, 1, 3, 3]), groups: 2),
         convolutionSample("1x1", input([2, 16, 5, 5]), input([8, 16, 1, 1]), bias: true),
         convolutionSample(
             "3-D", input([1, 2, 5, 4, 6]), input([3, 2, 2, 3, 2]), strides: [1, 2, 1],

@@ -40,6 +40,7 @@ package enum Calibration {
         for (name, samples) in times where !samples.isEmpty { measured.seconds[name] = samples.sorted()[samples.count / 2] }
         measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
         measured.lineFLOPs = try flops(of: try softmaxLinesProbe(scale)(), on: backend)
+        measured.windowFLOPs = try flops(of: try depthwiseProbe(scale)(), on: backend)
         var profile = backend.defaultProfile
         for cell in cells {
             guard let value = cell.value(measured) else { continue }
@@ -87,6 +88,7 @@ package enum Calibration {
         case launch, manyOperands, reductionLaunch, lineWiseLaunch, movementLaunch
         case matmulSmall, matmulMedium, matmulLarge, matrixVector, fewRows
         case stream, memoryStream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
+        case depthwise
     }
 
     /// A graph the backend runs alone, timed over runs after a warm-up run.
@@ -120,6 +122,9 @@ package enum Calibration {
         static func skinnyK(_ scale: Int) -> Int { scale > 1 ? 256 : 768 }
         /// The rows of the few-rows product: a transformer's projections on one short sentence.
         static let fewRows = 12
+        /// Channels and plane edge of the depthwise probe: a MobileNet layer's planes.
+        static func depthwiseChannels(_ scale: Int) -> Int { 32 / scale }
+        static func depthwiseEdge(_ scale: Int) -> Int { 56 / scale }
     }
 
     /// Launch costs on tiny work, then rates on work large enough to show them.
@@ -224,6 +229,8 @@ package enum Calibration {
             let heads = try input([Sizes.longRows(scale), 16, 64], 16)
             return { heads.transposed(permutation: [1, 0, 2]).reshaped(to: [Sizes.longRows(scale) * 1024]) }
         },
+        // Window work: a depthwise 3 × 3 convolution, which no backend lowers to a product.
+        Probe(name: .depthwise, runs: 10, slowRuns: 10) { scale throws(TensorError) in try depthwiseProbe(scale) },
     ]
 
     private static func matmul(_ name: ProbeName, _ edge: Int, seed: UInt64, runs: Int, slowRuns: Int?) -> Probe {
@@ -237,6 +244,13 @@ package enum Calibration {
     private static func softmaxLinesProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
         let r = try input([Sizes.longRows(scale), 1024], 9)
         return { r.softmax() }
+    }
+
+    /// A depthwise 3 × 3 convolution with padding: the rate of window work's arithmetic.
+    private static func depthwiseProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
+        let (channels, edge) = (Sizes.depthwiseChannels(scale), Sizes.depthwiseEdge(scale))
+        let (x, w) = (try input([1, channels, edge, edge], 17), try input([channels, 1, 3, 3], 18))
+        return { x.convolution(weight: w, padding: .symmetric([1, 1]), groupCount: channels) }
     }
 
     private static func chainProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
@@ -270,6 +284,8 @@ package enum Calibration {
         var chainFLOPs = 0.0
         /// The floating-point operations of the softmax probe's plan.
         var lineFLOPs = 0.0
+        /// The floating-point operations of the depthwise probe's plan.
+        var windowFLOPs = 0.0
 
         subscript(_ name: ProbeName) -> Double? { seconds[name] }
 
@@ -380,6 +396,17 @@ package enum Calibration {
             Cell(costClass: .lineWise, term: .gflops) { m in
                 m.beyond(.softmaxLines, .lineWiseLaunch).map { m.lineFLOPs / $0 / 1e9 }
             })
+        // Window work does its arithmetic at the depthwise probe's rate, and streams and launches
+        // like elementwise work.
+        cells += [
+            Cell(costClass: .window, term: .gflops) { m in
+                m.beyond(.depthwise, .launch).map { m.windowFLOPs / $0 / 1e9 }
+            },
+            Cell(costClass: .window, term: .gbPerSecond) { m in
+                m.rate(.stream, bytes: Sizes.streamBytes(Sizes.streamCount(m.scale)))
+            },
+            Cell(costClass: .window, term: .launchSeconds) { $0[.launch] },
+        ]
         for costClass in [CostClass.matmul, .matrixVector] {
             cells.append(
                 Cell(costClass: costClass, term: .gbPerSecond) { m in

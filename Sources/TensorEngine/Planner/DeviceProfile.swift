@@ -200,6 +200,7 @@ extension CostClass {
         case .reduction, .movement: .elementwise
         case .lineWise: .reduction
         case .runMovement: .movement
+        case .window: .elementwise
         case .matrixVector: .matmul
         case .matmul: .elementwise
         }
@@ -235,7 +236,7 @@ extension DeviceProfile {
         let rate = CostTerms(gflops: arithmetic, gbPerSecond: stream, launchSeconds: launch)
         let lines = CostTerms(gflops: arithmetic, gbPerSecond: reduction, launchSeconds: launch)
         let rows: [CostClass: CostTerms] = [
-            .elementwise: rate, .movement: rate, .runMovement: rate, .reduction: lines, .lineWise: lines,
+            .elementwise: rate, .movement: rate, .runMovement: rate, .window: rate, .reduction: lines, .lineWise: lines,
             .matmul: CostTerms(
                 gflops: [.cube(edges.small, gflops: matmul.small)]
                     + (matmul.medium.map { [.cube(edges.medium, gflops: $0)] } ?? [])

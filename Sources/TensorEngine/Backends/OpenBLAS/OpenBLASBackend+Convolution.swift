@@ -7,7 +7,8 @@ extension OpenBLASBackend {
     /// in blocks of output rows so it stays in cache, by all cores; written straight in the
     /// product kernel's packed layout when the engine's kernel computes it). A 1×1 convolution at
     /// stride 1 without padding reads the input itself as `cols`; a depthwise convolution (one
-    /// input channel per output channel) runs a direct kernel instead, one output plane per task.
+    /// input channel per output channel) runs a direct kernel instead, output planes shared among
+    /// the workers (OpenBLASBackend+Depthwise.swift).
     /// The engine's product kernel adds the bias (and a fused residual) and applies an activation
     /// fused in (the geometry's clamp) as it stores each tile of results, so the output is written
     /// once. With OpenBLAS's `sgemm`, the bias and residual are written first (by each piece, into
@@ -44,6 +45,12 @@ extension OpenBLASBackend {
         let bias = b.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
         let residual = r.map { UnsafePointer($0.assumingMemoryBound(to: Float.self)) }
         let sums = ConvolutionSums(bias: bias, residual: residual, clamp: geometry.clamp)
+        if inPerGroup == 1, Self.takesDepthwisePlanes(shape) {
+            Self.depthwisePlanes(
+                source, filters, bias, residual, out, shape, planes: batch * outChannels, channels: channels,
+                multiplier: outPerGroup, clamp: geometry.clamp)
+            return result
+        }
         if inPerGroup == 1, Self.stripsDepthwise(shape) {
             // The striped kernel starts each sum from the bias itself: no pass over the output
             // first; a residual is added after, with the bound.

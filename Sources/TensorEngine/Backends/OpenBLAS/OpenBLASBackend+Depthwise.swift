@@ -1,12 +1,21 @@
+import CIntrinsics
+
 /// Depthwise convolutions with unit column stride over 2-D planes, the form MobileNet-style
-/// layers take: 64 outputs of a row at a time, as four strips of 16 whose sums stay in registers
-/// across every tap (four independent chains of fused multiply-adds, where one strip's taps would
-/// wait on each other).
+/// layers take. On a CPU with AVX-512, 3 × 3 and 5 × 5 filters at stride 1 go to the C kernel of
+/// `windows.h` (``te_depthwise_plane_avx512``): blocks of four output rows × 32 columns whose
+/// sums stay in registers, each input vector loaded once per column tap for every row of the
+/// block, the planes read in place (masked loads at the edges), and the bias, a fused residual and
+/// the activation's bound applied as each result is stored.
 ///
-/// Each worker copies an input plane into a scratch plane whose rows carry the left and right
-/// padding as zeros, so that every chunk reads whole vectors and no column is an edge; rows above
-/// and below the input are taps that are skipped. Each sum starts from the plane's bias (or 0),
-/// so the output is written once; a fused activation's clamp bounds each row once it is done.
+/// The other shapes take the striped Swift kernel: 64 outputs of a row at a time, as four strips
+/// of 16 whose sums stay in registers across every tap (four independent chains of fused
+/// multiply-adds, where one strip's taps would wait on each other).
+///
+/// Each worker of the striped kernel copies an input plane into a scratch plane whose rows carry
+/// the left and right padding as zeros, so that every chunk reads whole vectors and no column is
+/// an edge; rows above and below the input are taps that are skipped. Each sum starts from the
+/// plane's bias (or 0), so the output is written once; a fused activation's clamp bounds each row
+/// once it is done.
 extension OpenBLASBackend {
     typealias DepthwiseStrip = SIMD16<Float>
 
@@ -15,6 +24,39 @@ extension OpenBLASBackend {
     static func stripsDepthwise(_ shape: WindowShape3D) -> Bool {
         shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1 && shape.before[0] == 0
             && shape.strides[2] == 1 && shape.output[2] > 0
+    }
+
+    /// Whether ``depthwisePlanes(_:_:_:_:_:_:planes:channels:multiplier:clamp:)`` computes the
+    /// shape: a 3 × 3 or 5 × 5 window over 2-D planes at stride 1 without dilation, on a CPU whose
+    /// AVX-512 code the backend runs.
+    static func takesDepthwisePlanes(_ shape: WindowShape3D) -> Bool {
+        HostProducts.kernel == .avx512 && stripsDepthwise(shape) && shape.strides == SIMD3(1, 1, 1)
+            && shape.dilations == SIMD3(1, 1, 1) && te_depthwise_takes(shape.kernel[1], shape.kernel[2]) != 0
+    }
+
+    /// Every output plane by ``te_depthwise_plane_avx512``, the planes shared among the workers:
+    /// each result the bias plus its taps, plus the residual's value (contiguous, the output's
+    /// shape), then bounded by `clamp`.
+    static func depthwisePlanes(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+        _ residual: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        planes: Int, channels: Int, multiplier: Int, clamp: OutputClamp?
+    ) {
+        let outChannels = channels * multiplier
+        let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
+        withBounds(clamp) { bounds in
+            Parallel.forEachRange(planes, parts: parts) { range in
+                for plane in range {
+                    let (n, m) = plane.quotientAndRemainder(dividingBy: outChannels)
+                    let at = plane * shape.outputCount
+                    te_depthwise_plane_avx512(
+                        x + (n * channels + m / multiplier) * shape.inputCount, shape.input[1], shape.input[2],
+                        out + at, residual.map { $0 + at }, shape.output[1], shape.output[2],
+                        w + m * shape.kernelCount, shape.kernel[1], shape.kernel[2], shape.before[1], shape.before[2],
+                        bias?[m] ?? 0, bounds)
+                }
+            }
+        }
     }
 
     static func stripedDepthwise(
