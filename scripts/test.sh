@@ -9,3 +9,10 @@ echo "test: building and running the test suite (release build with testing enab
 # store it for every later process. The tests of that path give their engines stores of their own.
 export TENSORENGINE_CALIBRATION=${TENSORENGINE_CALIBRATION:-off}
 swift test -c release -Xswiftc -enable-testing "$@"
+# On a CPU with AVX-512 the openblas backend runs its own kernels for products, softmax rows,
+# depthwise convolutions and pooling; the parity suite runs again with them off, so the paths of
+# CPUs without it (OpenBLAS's sgemm, the Swift kernels) are checked against the reference too.
+if [ $# -eq 0 ] && grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+    echo "test: the parity suite again with the AVX-512 kernels off (TENSORENGINE_AVX512=off)" >&2
+    TENSORENGINE_AVX512=off swift test -c release -Xswiftc -enable-testing --skip-build --filter ParityTests
+fi

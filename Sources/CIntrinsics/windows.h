@@ -29,44 +29,72 @@ static inline __attribute__((always_inline)) unsigned short te_window_lanes(long
     return (unsigned short)(((1u << high) - 1u) & ~((1u << low) - 1u));
 }
 
-/// `vectors` × 16 output columns from `column` on, of the output rows `row`..<`row` + `rows`
-/// (`rows` ≤ TE_DEPTHWISE_ROWS): each the bias plus every tap of the `kernelRows` × `kernelColumns`
-/// filter (stride 1, no dilation; `top` and `left` the padding before), plus the residual's value
-/// at its place (NULL: none), then bounded by `bounds` ([low, high], NULL: none) as
-/// ``te_bounded16`` does. Called with constant shapes, so that the loops unroll and the sums stay
-/// in registers.
+/// The 16 taps kw..<kw + stride of 16 outputs whose first reads column `first` of `line` (stride
+/// 1: tap kw of lane l reads first + l + kw; stride 2, kw even: first + 2l + kw and first + 2l +
+/// kw + 1, the even and odd lanes of the 32 columns from first + kw). `lanes` masks the loads
+/// (``te_window_lanes`` of first + kw, and of first + kw + 16 at stride 2); columns outside the
+/// row read as `fill`.
 static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
-te_depthwise_block(const int kernelRows, const int kernelColumns, const int vectors, const float *input, long rows,
-                   long columns, float *output, const float *residual, long outRows, long outColumns,
-                   const te_window16 *weights, long top, long left, long row, long column, float bias,
-                   const float *bounds) {
+te_window_taps(const int stride, const float *line, long first, int kw, const unsigned short *lanes,
+               te_window16 fill, te_window16 taps[2]) {
+    if (stride == 1) {
+        taps[0] = (te_window16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
+        return;
+    }
+    const te_window16 low =
+        (te_window16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
+    const te_window16 high =
+        (te_window16)__builtin_ia32_loadups512_mask(line + first + kw + 16, (te_window_v16sf)fill, lanes[1]);
+    taps[0] = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    taps[1] = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+
+/// `vectors` × 16 output columns from `column` on, of the output rows `row`..<`row` +
+/// TE_DEPTHWISE_ROWS (those below `outRows` stored): each the bias plus every tap of the
+/// `kernelRows` × `kernelColumns` filter (`stride` 1 or 2 on both axes, no dilation; `top` and
+/// `left` the padding before), plus the residual's value at its place (NULL: none), then bounded by
+/// `bounds` ([low, high], NULL: none) as ``te_bounded16`` does. Called with constant shapes, so
+/// that the loops unroll and the sums stay in registers.
+static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+te_depthwise_block(const int kernelRows, const int kernelColumns, const int stride, const int vectors,
+                   const float *input, long rows, long columns, float *output, const float *residual, long outRows,
+                   long outColumns, const te_window16 *weights, long top, long left, long row, long column,
+                   float bias, const float *bounds) {
     const te_window_v16sf zero = (te_window_v16sf)(te_window16)0;
     te_window16 sum[TE_DEPTHWISE_ROWS][2];
-    unsigned short lanes[2][8];
+    long first[2];
+    unsigned short lanes[2][8][2];
 #pragma clang loop unroll(full)
     for (int v = 0; v < vectors; v++) {
 #pragma clang loop unroll(full)
         for (int r = 0; r < TE_DEPTHWISE_ROWS; r++) sum[r][v] = bias;
+        first[v] = (column + 16 * v) * stride - left;
 #pragma clang loop unroll(full)
-        for (int kw = 0; kw < kernelColumns; kw++) lanes[v][kw] = te_window_lanes(column + 16 * v + kw - left, columns);
+        for (int kw = 0; kw < kernelColumns; kw += stride) {
+            lanes[v][kw][0] = te_window_lanes(first[v] + kw, columns);
+            lanes[v][kw][1] = te_window_lanes(first[v] + kw + 16, columns);
+        }
     }
-    // Input row j of the block (row - top + j) is tap kh = j - r of output row r.
+    // Input row j of the block (row·stride - top + j) is tap kh = j - r·stride of output row r.
 #pragma clang loop unroll(full)
-    for (int j = 0; j < TE_DEPTHWISE_ROWS + kernelRows - 1; j++) {
-        const long ih = row - top + j;
+    for (int j = 0; j < (TE_DEPTHWISE_ROWS - 1) * stride + kernelRows; j++) {
+        const long ih = row * stride - top + j;
         if (ih < 0 || ih >= rows) continue;
-        const float *line = input + ih * columns + column - left;
+        const float *line = input + ih * columns;
 #pragma clang loop unroll(full)
-        for (int kw = 0; kw < kernelColumns; kw++) {
+        for (int kw = 0; kw < kernelColumns; kw += stride) {
 #pragma clang loop unroll(full)
             for (int v = 0; v < vectors; v++) {
-                const te_window16 x =
-                    (te_window16)__builtin_ia32_loadups512_mask(line + 16 * v + kw, zero, lanes[v][kw]);
+                te_window16 taps[2];
+                te_window_taps(stride, line, first[v], kw, lanes[v][kw], (te_window16)0, taps);
 #pragma clang loop unroll(full)
-                for (int r = 0; r < TE_DEPTHWISE_ROWS; r++) {
-                    const int kh = j - r;
-                    if (kh < 0 || kh >= kernelRows) continue;
-                    sum[r][v] = __builtin_elementwise_fma(x, weights[kh * kernelColumns + kw], sum[r][v]);
+                for (int t = 0; t < stride && kw + t < kernelColumns; t++) {
+#pragma clang loop unroll(full)
+                    for (int r = 0; r < TE_DEPTHWISE_ROWS; r++) {
+                        const int kh = j - r * stride;
+                        if (kh < 0 || kh >= kernelRows) continue;
+                        sum[r][v] = __builtin_elementwise_fma(taps[t], weights[kh * kernelColumns + kw + t], sum[r][v]);
+                    }
                 }
             }
         }
@@ -93,50 +121,171 @@ te_depthwise_block(const int kernelRows, const int kernelColumns, const int vect
     }
 }
 
-/// One output plane of a depthwise convolution with a `kernelRows` × `kernelColumns` filter,
-/// constant: blocks of TE_DEPTHWISE_ROWS rows, 32 columns at a time (16 for a last strip that
-/// fits in them).
+/// One output plane of a depthwise convolution with a `kernelRows` × `kernelColumns` filter at
+/// `stride`, constant: blocks of TE_DEPTHWISE_ROWS rows, 32 columns at a time (16 for a last strip
+/// that fits in them).
 static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
-te_depthwise_plane_sized(const int kernelRows, const int kernelColumns, const float *input, long rows, long columns,
-                         float *output, const float *residual, long outRows, long outColumns, const float *filter,
-                         long top, long left, float bias, const float *bounds) {
+te_depthwise_plane_sized(const int kernelRows, const int kernelColumns, const int stride, const float *input,
+                         long rows, long columns, float *output, const float *residual, long outRows, long outColumns,
+                         const float *filter, long top, long left, float bias, const float *bounds) {
     te_window16 weights[25];
 #pragma clang loop unroll(full)
     for (int t = 0; t < kernelRows * kernelColumns; t++) weights[t] = filter[t];
     for (long row = 0; row < outRows; row += TE_DEPTHWISE_ROWS) {
         long column = 0;
         for (; column + 16 < outColumns; column += 32) {
-            te_depthwise_block(kernelRows, kernelColumns, 2, input, rows, columns, output, residual, outRows,
+            te_depthwise_block(kernelRows, kernelColumns, stride, 2, input, rows, columns, output, residual, outRows,
                                outColumns, weights, top, left, row, column, bias, bounds);
         }
         if (column < outColumns) {
-            te_depthwise_block(kernelRows, kernelColumns, 1, input, rows, columns, output, residual, outRows,
+            te_depthwise_block(kernelRows, kernelColumns, stride, 1, input, rows, columns, output, residual, outRows,
                                outColumns, weights, top, left, row, column, bias, bounds);
         }
     }
 }
 
-/// Whether ``te_depthwise_plane_avx512`` computes a depthwise filter of this size: 3 × 3 and 5 × 5.
-static inline int te_depthwise_takes(long kernelRows, long kernelColumns) {
-    return (kernelRows == 3 && kernelColumns == 3) || (kernelRows == 5 && kernelColumns == 5);
+/// Whether ``te_depthwise_plane_avx512`` computes a depthwise filter of this size and stride
+/// (the same on both axes, without dilation): 3 × 3 and 5 × 5, at stride 1 or 2.
+static inline int te_depthwise_takes(long kernelRows, long kernelColumns, long stride) {
+    return ((kernelRows == 3 && kernelColumns == 3) || (kernelRows == 5 && kernelColumns == 5))
+        && (stride == 1 || stride == 2);
 }
 
-/// One output plane (`outRows` × `outColumns`, contiguous) of a depthwise convolution at stride 1
-/// without dilation: output (oh, ow) = `bias` + Σ filter[kh][kw] · input[oh - top + kh][ow - left +
-/// kw] over the taps inside the `rows` × `columns` input plane, plus `residual`'s value at the same
-/// place (NULL: none), then bounded by `bounds` ([low, high], NULL: none). A filter size that
-/// ``te_depthwise_takes`` refuses writes nothing.
+/// One output plane (`outRows` × `outColumns`, contiguous) of a depthwise convolution at `stride`
+/// on both axes, without dilation: output (oh, ow) = `bias` + Σ filter[kh][kw] · input[oh·stride -
+/// top + kh][ow·stride - left + kw] over the taps inside the `rows` × `columns` input plane, plus
+/// `residual`'s value at the same place (NULL: none), then bounded by `bounds` ([low, high], NULL:
+/// none). A shape that ``te_depthwise_takes`` refuses writes nothing.
 static TE_WINDOWS_AVX512 void
 te_depthwise_plane_avx512(const float *input, long rows, long columns, float *output, const float *residual,
                           long outRows, long outColumns, const float *filter, long kernelRows, long kernelColumns,
-                          long top, long left, float bias, const float *bounds) {
-    if (kernelRows == 3 && kernelColumns == 3) {
-        te_depthwise_plane_sized(3, 3, input, rows, columns, output, residual, outRows, outColumns, filter, top, left,
-                                 bias, bounds);
-    } else if (kernelRows == 5 && kernelColumns == 5) {
-        te_depthwise_plane_sized(5, 5, input, rows, columns, output, residual, outRows, outColumns, filter, top, left,
-                                 bias, bounds);
+                          long stride, long top, long left, float bias, const float *bounds) {
+#define TE_DEPTHWISE_PLANE(K, STRIDE)                                                                                  \
+    te_depthwise_plane_sized(K, K, STRIDE, input, rows, columns, output, residual, outRows, outColumns, filter, top,  \
+                             left, bias, bounds)
+    if (!te_depthwise_takes(kernelRows, kernelColumns, stride)) return;
+    if (kernelRows == 3) {
+        if (stride == 1) TE_DEPTHWISE_PLANE(3, 1);
+        else TE_DEPTHWISE_PLANE(3, 2);
+    } else {
+        if (stride == 1) TE_DEPTHWISE_PLANE(5, 1);
+        else TE_DEPTHWISE_PLANE(5, 2);
     }
+#undef TE_DEPTHWISE_PLANE
+}
+
+/// Max or average pooling: the lanes of 16 outputs of one window row (input row `line`, lane l's
+/// taps from column first + l·stride on), folded into `total` (a running maximum or sum) and
+/// `nans` (lanes that met a NaN, which wins a maximum). `lanes[kw]` masks the loads of
+/// ``te_window_taps`` for tap kw; columns outside the row read as `fill`.
+static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+te_pool_strip(const int average, const int kernelColumns, const int stride, const float *line, long first,
+              const unsigned short lanes[][2], te_window16 fill, te_window16 *total, unsigned short *nans) {
+#pragma clang loop unroll(full)
+    for (int kw = 0; kw < kernelColumns; kw += stride) {
+        te_window16 taps[2];
+        te_window_taps(stride, line, first, kw, lanes[kw], fill, taps);
+#pragma clang loop unroll(full)
+        for (int t = 0; t < stride && kw + t < kernelColumns; t++) {
+            const te_window16 value = taps[t];
+            if (average) {
+                *total += value;
+            } else {
+                // `vmaxps` itself (a NaN is tracked apart): `__builtin_elementwise_max` would
+                // order NaNs as `fmaxf` does, three instructions.
+                *total = (te_window16)__builtin_ia32_maxps512((te_window_v16sf)*total, (te_window_v16sf)value, 4);
+                *nans |= (unsigned short)__builtin_ia32_cmpps512_mask((te_window_v16sf)value, (te_window_v16sf)value,
+                                                                      3 /* unordered */, 0xFFFF, 4);
+            }
+        }
+    }
+}
+
+/// Whether ``te_pool_plane_avx512`` computes a pooling window: 2 or 3 columns wide at column
+/// stride 1 or 2, without dilation (any height and row stride).
+static inline int te_pool_takes(long kernelColumns, long columnStride, long rowDilation, long columnDilation) {
+    return (kernelColumns == 2 || kernelColumns == 3) && (columnStride == 1 || columnStride == 2) && rowDilation == 1
+        && columnDilation == 1;
+}
+
+/// One output row of a pooling, 32 outputs at a time (16 for a last strip that fits in them).
+static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+te_pool_row(const int average, const int kernelColumns, const int stride, const float *input, long rows,
+            long columns, float *target, long outColumns, long oh, long kernelRows, long rowStride, long top,
+            long left, float rowDivisor, const float *columnDivisors) {
+    const te_window16 fill = average ? (te_window16)0.0f : (te_window16)(-__builtin_inff());
+    for (long column = 0; column < outColumns; column += 32) {
+        te_window16 total[2] = {fill, fill};
+        unsigned short nans[2] = {0, 0};
+        const int vectors = column + 16 < outColumns ? 2 : 1;
+        // The loads' lanes inside the row, the same for every window row (``te_window_taps``).
+        long first[2];
+        unsigned short lanes[2][4][2];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < 2; v++) {
+            first[v] = (column + 16 * v) * stride - left;
+#pragma clang loop unroll(full)
+            for (int kw = 0; kw < kernelColumns; kw += stride) {
+                lanes[v][kw][0] = te_window_lanes(first[v] + kw, columns);
+                lanes[v][kw][1] = te_window_lanes(first[v] + kw + 16, columns);
+            }
+        }
+        for (long kh = 0; kh < kernelRows; kh++) {
+            const long ih = oh * rowStride - top + kh;
+            if (ih < 0 || ih >= rows) continue;
+            const float *line = input + ih * columns;
+            te_pool_strip(average, kernelColumns, stride, line, first[0], lanes[0], fill, &total[0], &nans[0]);
+            if (vectors == 2)
+                te_pool_strip(average, kernelColumns, stride, line, first[1], lanes[1], fill, &total[1], &nans[1]);
+        }
+        for (int v = 0; v < vectors; v++) {
+            const long at = column + 16 * v;
+            const unsigned short mask = te_window_lanes(at, outColumns);
+            te_window16 value = total[v];
+            if (average) {
+                const te_window16 divisors =
+                    (te_window16)__builtin_ia32_loadups512_mask(columnDivisors + at, (te_window_v16sf)(te_window16)1.0f,
+                                                                mask);
+                value /= divisors * rowDivisor;
+            } else {
+                value = (te_window16)__builtin_ia32_selectps_512(nans[v], (te_window_v16sf)(te_window16)__builtin_nanf(""),
+                                                                 (te_window_v16sf)value);
+            }
+            __builtin_ia32_storeups512_mask(target + at, (te_window_v16sf)value, mask);
+        }
+    }
+}
+
+/// One output plane (`outRows` × `outColumns`, contiguous) of a max or average pooling over a
+/// `rows` × `columns` input plane, read in place: output (oh, ow) folds the taps (oh·rowStride -
+/// top + kh, ow·columnStride - left + kw) inside the input. A maximum is NaN where a tap is NaN; an
+/// average divides its sum by `rowDivisors[oh]` · `columnDivisors[ow]`. A window that
+/// ``te_pool_takes`` refuses writes nothing.
+static TE_WINDOWS_AVX512 void
+te_pool_plane_avx512(int average, const float *input, long rows, long columns, float *output, long outRows,
+                     long outColumns, long kernelRows, long kernelColumns, long rowStride, long columnStride, long top,
+                     long left, const float *rowDivisors, const float *columnDivisors) {
+#define TE_POOL_ROWS(AVERAGE, KW, STRIDE)                                                                              \
+    for (long oh = 0; oh < outRows; oh++)                                                                              \
+        te_pool_row(AVERAGE, KW, STRIDE, input, rows, columns, output + oh * outColumns, outColumns, oh, kernelRows, \
+                    rowStride, top, left, AVERAGE ? rowDivisors[oh] : 1.0f, columnDivisors)
+#define TE_POOL_KIND(KW, STRIDE)                                                                                       \
+    if (average) {                                                                                                     \
+        TE_POOL_ROWS(1, KW, STRIDE);                                                                                   \
+    } else {                                                                                                           \
+        TE_POOL_ROWS(0, KW, STRIDE);                                                                                   \
+    }
+    if (kernelColumns == 3 && columnStride == 2) {
+        TE_POOL_KIND(3, 2)
+    } else if (kernelColumns == 2 && columnStride == 2) {
+        TE_POOL_KIND(2, 2)
+    } else if (kernelColumns == 3 && columnStride == 1) {
+        TE_POOL_KIND(3, 1)
+    } else if (kernelColumns == 2 && columnStride == 1) {
+        TE_POOL_KIND(2, 1)
+    }
+#undef TE_POOL_KIND
+#undef TE_POOL_ROWS
 }
 
 #endif

@@ -70,6 +70,13 @@ extension Samples {
             "depthwise 5x5, multiplier 2, asymmetric padding, batch 2", input([2, 3, 13, 37]), input([6, 1, 5, 5]),
             bias: true, padding: [(2, 1), (0, 3)], groups: 3),
         convolutionSample("depthwise 3x3 onto one column", input([1, 2, 5, 3]), input([2, 1, 3, 3]), groups: 2),
+        convolutionSample(
+            "depthwise 5x5 stride 2, clipped, asymmetric padding", input([1, 4, 19, 35]), input([4, 1, 5, 5]),
+            bias: true, strides: [2, 2], padding: [(2, 2), (2, 1)], groups: 4, clamp: OutputClamp(lower: -0.2, upper: 0.4)),
+        // Past the plane kernel's shapes: a 7 × 7 window at stride 2 (the per-output loop).
+        convolutionSample(
+            "depthwise 7x7 stride 2", input([1, 2, 15, 15]), input([2, 1, 7, 7]), strides: [2, 2],
+            padding: [(3, 3), (3, 3)], groups: 2),
         convolutionSample("1x1", input([2, 16, 5, 5]), input([8, 16, 1, 1]), bias: true),
         convolutionSample(
             "3-D", input([1, 2, 5, 4, 6]), input([3, 2, 2, 3, 2]), strides: [1, 2, 1],
@@ -240,6 +247,9 @@ extension Samples {
         poolingSample(
             .maxPool, "rows of 13 (one partial strip), ceil mode", input([1, 3, 27, 27]), kernel: [3, 3],
             strides: [2, 2], ceil: true),
+        poolingSample(
+            .maxPool, "special values, 3x3 stride 2, ceil mode", SampleInput(shape: [1, 2, 9, 40], values: .special(shift: 3)),
+            kernel: [3, 3], strides: [2, 2], padding: [(1, 0), (0, 1)], ceil: true),
     ]
 
     static let averagePool: [ParitySample] = [

@@ -148,9 +148,10 @@ enum CPUFlags {
     /// AVX2 with fused multiply-add.
     static let avx2: Set<String> = ["avx2", "fma"]
 
-    /// Whether the openblas backend runs its AVX-512 code (products, softmax rows): on a CPU with
-    /// AVX-512, unless `TENSORENGINE_AVX512=off` asks for the AVX2 build's kernels and OpenBLAS's
-    /// `sgemm` throughout (to compare them, or to rule the AVX-512 code out).
+    /// Whether the openblas backend runs its AVX-512 code (products, softmax rows, depthwise
+    /// convolutions, pooling): on a CPU with AVX-512, unless `TENSORENGINE_AVX512=off` asks for
+    /// the AVX2 build's kernels and OpenBLAS's `sgemm` throughout (to compare them, or to rule the
+    /// AVX-512 code out).
     static let usesAVX512: Bool = {
         if let setting = getenv("TENSORENGINE_AVX512"), String(cString: setting) == "off" { return false }
         return current.isSuperset(of: avx512)

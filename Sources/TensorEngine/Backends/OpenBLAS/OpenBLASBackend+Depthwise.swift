@@ -1,13 +1,14 @@
 import CIntrinsics
 
-/// Depthwise convolutions with unit column stride over 2-D planes, the form MobileNet-style
-/// layers take. On a CPU with AVX-512, 3 × 3 and 5 × 5 filters at stride 1 go to the C kernel of
-/// `windows.h` (``te_depthwise_plane_avx512``): blocks of four output rows × 32 columns whose
-/// sums stay in registers, each input vector loaded once per column tap for every row of the
-/// block, the planes read in place (masked loads at the edges), and the bias, a fused residual and
-/// the activation's bound applied as each result is stored.
+/// Depthwise convolutions over 2-D planes, the form MobileNet-style layers take. On a CPU with
+/// AVX-512, 3 × 3 and 5 × 5 filters at stride 1 or 2 go to the C kernel of `windows.h`
+/// (``te_depthwise_plane_avx512``): blocks of four output rows × 32 columns whose sums stay in
+/// registers, each input vector loaded once per column tap for every row of the block (at stride
+/// 2, 32 columns loaded give two taps' 16 lanes, even and odd), the planes read in place (masked
+/// loads at the edges), and the bias, a fused residual and the activation's bound applied as each
+/// result is stored.
 ///
-/// The other shapes take the striped Swift kernel: 64 outputs of a row at a time, as four strips
+/// The other shapes with unit column stride take the striped Swift kernel: 64 outputs of a row at a time, as four strips
 /// of 16 whose sums stay in registers across every tap (four independent chains of fused
 /// multiply-adds, where one strip's taps would wait on each other).
 ///
@@ -27,11 +28,12 @@ extension OpenBLASBackend {
     }
 
     /// Whether ``depthwisePlanes(_:_:_:_:_:_:planes:channels:multiplier:clamp:)`` computes the
-    /// shape: a 3 × 3 or 5 × 5 window over 2-D planes at stride 1 without dilation, on a CPU whose
-    /// AVX-512 code the backend runs.
+    /// shape: a 3 × 3 or 5 × 5 window over 2-D planes at stride 1 or 2 (the same on both axes)
+    /// without dilation, on a CPU whose AVX-512 code the backend runs.
     static func takesDepthwisePlanes(_ shape: WindowShape3D) -> Bool {
-        HostProducts.kernel == .avx512 && stripsDepthwise(shape) && shape.strides == SIMD3(1, 1, 1)
-            && shape.dilations == SIMD3(1, 1, 1) && te_depthwise_takes(shape.kernel[1], shape.kernel[2]) != 0
+        HostProducts.kernel == .avx512 && shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1
+            && shape.before[0] == 0 && shape.strides[1] == shape.strides[2] && shape.dilations == SIMD3(1, 1, 1)
+            && te_depthwise_takes(shape.kernel[1], shape.kernel[2], shape.strides[2]) != 0
     }
 
     /// Every output plane by ``te_depthwise_plane_avx512``, the planes shared among the workers:
@@ -52,8 +54,8 @@ extension OpenBLASBackend {
                     te_depthwise_plane_avx512(
                         x + (n * channels + m / multiplier) * shape.inputCount, shape.input[1], shape.input[2],
                         out + at, residual.map { $0 + at }, shape.output[1], shape.output[2],
-                        w + m * shape.kernelCount, shape.kernel[1], shape.kernel[2], shape.before[1], shape.before[2],
-                        bias?[m] ?? 0, bounds)
+                        w + m * shape.kernelCount, shape.kernel[1], shape.kernel[2], shape.strides[2], shape.before[1],
+                        shape.before[2], bias?[m] ?? 0, bounds)
                 }
             }
         }

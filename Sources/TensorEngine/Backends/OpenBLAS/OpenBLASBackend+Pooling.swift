@@ -1,8 +1,11 @@
+import CIntrinsics
+
 extension OpenBLASBackend {
     /// Max or average pooling of `Float` planes, one plane `(n, c)` per task: each output from the
     /// taps of its window inside the input (a NaN wins a maximum; an average divides by the count
-    /// the geometry says). 2-D windows go 64 outputs at a time (``stripedPooling``); others one by
-    /// one here.
+    /// the geometry says). On a CPU with AVX-512, 2-D windows 2 or 3 columns wide at column stride
+    /// 1 or 2 go to the C kernel of `windows.h` (``poolPlanes``), the planes read in place; other
+    /// 2-D windows 64 outputs at a time (``stripedPooling``); the rest one by one here.
     func pooling(_ kind: OpKind, _ geometry: PoolingGeometry, _ input: Value, _ output: TensorSignature)
         throws(TensorError) -> Value
     {
@@ -27,6 +30,13 @@ extension OpenBLASBackend {
         }
         let average = kind == .averagePool
         let planeCount = output.shape[0] * output.shape[1]
+        if Self.takesPoolPlanes(shape) {
+            Self.poolPlanes(
+                average: average, source, out, shape, planes: planeCount, rowDivisors: divisors[1],
+                columnDivisors: divisors[2])
+            withExtendedLifetime(owner) {}
+            return result
+        }
         if Self.stripesPooling(shape) {
             Self.stripedPooling(
                 average: average, source, out, shape, planes: planeCount, rowDivisors: divisors[1],
@@ -97,5 +107,41 @@ extension OpenBLASBackend {
         }
         withExtendedLifetime(owner) {}
         return result
+    }
+}
+
+extension OpenBLASBackend {
+    /// Whether ``poolPlanes(average:_:_:_:planes:rowDivisors:columnDivisors:)`` computes the
+    /// shape: a 2-D window 2 or 3 columns wide, at column stride 1 or 2, without dilation, on a CPU
+    /// whose AVX-512 code the backend runs.
+    static func takesPoolPlanes(_ shape: WindowShape3D) -> Bool {
+        HostProducts.kernel == .avx512 && shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1
+            && shape.before[0] == 0
+            && te_pool_takes(shape.kernel[2], shape.strides[2], shape.dilations[1], shape.dilations[2]) != 0
+    }
+
+    /// Every output plane by ``te_pool_plane_avx512``, the planes shared among the workers; an
+    /// average's divisor for output (oh, ow) is `rowDivisors[oh]` · `columnDivisors[ow]`.
+    static func poolPlanes(
+        average: Bool, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D,
+        planes: Int, rowDivisors: [Int], columnDivisors: [Int]
+    ) {
+        let rows = rowDivisors.map { Float($0) }
+        let columns = columnDivisors.map { Float($0) }
+        let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
+        rows.withUnsafeBufferPointer { rows in
+            columns.withUnsafeBufferPointer { columns in
+                guard let rowDivisors = rows.baseAddress, let columnDivisors = columns.baseAddress else { return }
+                Parallel.forEachRange(planes, parts: parts) { range in
+                    for plane in range {
+                        te_pool_plane_avx512(
+                            average ? 1 : 0, x + plane * shape.inputCount, shape.input[1], shape.input[2],
+                            out + plane * shape.outputCount, shape.output[1], shape.output[2], shape.kernel[1],
+                            shape.kernel[2], shape.strides[1], shape.strides[2], shape.before[1], shape.before[2],
+                            rowDivisors, columnDivisors)
+                    }
+                }
+            }
+        }
     }
 }
