@@ -590,10 +590,13 @@ te_sgemm_implicit(long m, long k, const float *packedA, const float *source, con
 
 /// C[m, n] = A[m, k] · B[k, n] for few rows of A (at most 2 × TE_MR) and B row-major: B is read
 /// in place, each element serving every row, where packing it would cost as much as the
-/// arithmetic; a last partial panel is packed.
-static TE_AVX512 void
-te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long lda, const float *b, long ldb,
-                  float *c, long ldc, int accumulate) {
+/// arithmetic; a last partial panel is packed. Added to C when `accumulate`; otherwise with the
+/// epilogue of ``te_sgemm_packed_ab_epilogue`` (`bias` per row of A, `residual` laid out as C,
+/// `bounds`; each NULL for none).
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_sgemm_few_rows_blocks(int transposeA, long m, long n, long k, const float *a, long lda, const float *b, long ldb,
+                         float *c, long ldc, int accumulate, const float *bias, const float *residual,
+                         const float *bounds) {
     const long aRow = transposeA ? 1 : lda, aDepth = transposeA ? lda : 1;
     float packedA[2 * TE_MR * TE_KC + 16] __attribute__((aligned(64)));
     float edge[TE_KC * TE_NR] __attribute__((aligned(64)));
@@ -602,6 +605,7 @@ te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long l
     for (long p0 = 0; p0 < k; p0 += kb) {
         const long depth = k - p0 < kb ? k - p0 : kb;
         const int add = accumulate || p0 > 0;
+        const float *blockBounds = p0 + depth >= k ? bounds : NULL;
         const long tiles = te_pack_a_block(a + p0 * aDepth, aRow, aDepth, m, depth, packedA, offsets);
         for (long j = 0; j < n; j += TE_NR) {
             const long width = n - j < TE_NR ? n - j : TE_NR;
@@ -615,10 +619,29 @@ te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long l
             for (long t = 0; t < tiles; t++) {
                 const long start = offsets[t];
                 te_tile_rows((int)(offsets[t + 1] - start), depth, packedA + start * depth, panel, stride,
-                             c + start * ldc + j, ldc, width, add, t == 0, 0, NULL, NULL, NULL);
+                             c + start * ldc + j, ldc, width, add, t == 0, 0, bias ? bias + start : NULL,
+                             residual ? residual + start * ldc + j : NULL, blockBounds);
             }
         }
     }
+}
+
+/// ``te_sgemm_few_rows_blocks`` without an epilogue: C = A·B, or C += A·B when `accumulate`.
+static TE_AVX512 void
+te_sgemm_few_rows(int transposeA, long m, long n, long k, const float *a, long lda, const float *b, long ldb,
+                  float *c, long ldc, int accumulate) {
+    te_sgemm_few_rows_blocks(transposeA, m, n, k, a, lda, b, ldb, c, ldc, accumulate, NULL, NULL, NULL);
+}
+
+/// C[m, n] = A·B for few rows of A (at most 2 × TE_MR; A and B row-major, B read in place as
+/// ``te_sgemm_few_rows`` reads it), with the epilogue of ``te_sgemm_packed_ab_epilogue``: each
+/// result starts from its row's `bias` plus the `residual`'s value at its place and is then
+/// bounded by `bounds` (each NULL for none). A narrow pointwise convolution (a squeeze layer's 16
+/// output channels) in one pass over its output.
+static TE_AVX512 void
+te_sgemm_few_rows_epilogue(long m, long n, long k, const float *a, long lda, const float *b, long ldb, float *c,
+                           long ldc, const float *bias, const float *residual, const float *bounds) {
+    te_sgemm_few_rows_blocks(0, m, n, k, a, lda, b, ldb, c, ldc, 0, bias, residual, bounds);
 }
 
 /// Whether ``te_sgemm_avx512`` packs B (the products ``te_sgemm_packed`` is for): unless A has few

@@ -154,6 +154,9 @@ extension Samples {
             "1x1 with a transposed residual", input([2, 16, 9, 9]), input([8, 16, 1, 1]), bias: true,
             residual: .transposed),
         convolutionSample(
+            "1x1, 16 output channels over two blocks of k, residual and clip", input([1, 300, 7, 9]),
+            input([16, 300, 1, 1]), bias: true, clamp: OutputClamp(lower: -1, upper: 1), residual: .contiguous),
+        convolutionSample(
             "deep 1x1, small plane, residual and relu", input([1, 96, 9, 9]), input([160, 96, 1, 1]), bias: true,
             clamp: .relu, residual: .contiguous),
         convolutionSample(

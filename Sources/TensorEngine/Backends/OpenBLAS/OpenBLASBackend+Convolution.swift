@@ -217,6 +217,17 @@ extension OpenBLASBackend {
                         }
                         continue
                     }
+                    if pointwise, HostProducts.kernel == .avx512, te_sgemm_packs_b(0, 0, outPerGroup) == 0 {
+                        // Few output channels (a squeeze layer's): the input's rows read in place,
+                        // with the same epilogue, in one pass over the output.
+                        let bias = sums.bias.map { $0 + group * outPerGroup }
+                        withBounds(clamp) { bounds in
+                            te_sgemm_few_rows_epilogue(
+                                outPerGroup, columnsWidth, reduction, filters, reduction, source, outCount, result,
+                                outCount, bias, residual, bounds)
+                        }
+                        continue
+                    }
                     for channel in 0..<outPerGroup {
                         Self.startSums(
                             result + channel * outCount, count: columnsWidth,
