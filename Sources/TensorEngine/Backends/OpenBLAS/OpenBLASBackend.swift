@@ -31,7 +31,7 @@ package final class OpenBLASBackend: Backend {
         let config = openblas_get_config().map { String(cString: $0) } ?? "OpenBLAS"
         let note = OpenBLASCore.warning.map { "; \($0)" } ?? ""
         // Part of the name, so that profiles measured with the other kernels are not reused.
-        let own = CPUFlags.usesAVX512 ? "; AVX-512 products and softmax" : ""
+        let own = CPUFlags.usesAVX512 ? "; AVX-512 kernels" : ""
         deviceName = "host CPU, \(Parallel.workers) threads (\(config.trimmingCharacters(in: .whitespaces))\(own))\(note)"
     }
 
