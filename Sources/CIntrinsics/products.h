@@ -179,6 +179,10 @@ te_tile(const int rows, long depth, const float *a, const float *b, long bStride
         }
         return;
     }
+    // Unrolled as the other loops over rows are, so that `sum` is indexed by constants only and
+    // stays in registers: indexed by a variable row here, the Swift build kept it in memory and
+    // cleared it with `memset` at every tile (8% of a 1 × 1 convolution's samples).
+#pragma clang loop unroll(full)
     for (int r = 0; r < rows; r++) {
         float line[TE_NR];
         *(te_float16u *)line = sum[r][0];
