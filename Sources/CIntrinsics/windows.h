@@ -248,8 +248,8 @@ te_pool_row(const int average, const int kernelColumns, const int stride, const 
                                                                 mask);
                 value /= divisors * rowDivisor;
             } else {
-                value = (te_window16)__builtin_ia32_selectps_512(nans[v], (te_window_v16sf)(te_window16)__builtin_nanf(""),
-                                                                 (te_window_v16sf)value);
+                const te_window16 nan = __builtin_nanf("");
+                value = (te_window16)__builtin_ia32_selectps_512(nans[v], (te_window_v16sf)nan, (te_window_v16sf)value);
             }
             __builtin_ia32_storeups512_mask(target + at, (te_window_v16sf)value, mask);
         }

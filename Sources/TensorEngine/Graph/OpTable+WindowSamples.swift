@@ -72,7 +72,8 @@ extension Samples {
         convolutionSample("depthwise 3x3 onto one column", input([1, 2, 5, 3]), input([2, 1, 3, 3]), groups: 2),
         convolutionSample(
             "depthwise 5x5 stride 2, clipped, asymmetric padding", input([1, 4, 19, 35]), input([4, 1, 5, 5]),
-            bias: true, strides: [2, 2], padding: [(2, 2), (2, 1)], groups: 4, clamp: OutputClamp(lower: -0.2, upper: 0.4)),
+            bias: true, strides: [2, 2], padding: [(2, 2), (2, 1)], groups: 4,
+            clamp: OutputClamp(lower: -0.2, upper: 0.4)),
         // Past the plane kernel's shapes: a 7 × 7 window at stride 2 (the per-output loop).
         convolutionSample(
             "depthwise 7x7 stride 2", input([1, 2, 15, 15]), input([2, 1, 7, 7]), strides: [2, 2],
@@ -251,8 +252,9 @@ extension Samples {
             .maxPool, "rows of 13 (one partial strip), ceil mode", input([1, 3, 27, 27]), kernel: [3, 3],
             strides: [2, 2], ceil: true),
         poolingSample(
-            .maxPool, "special values, 3x3 stride 2, ceil mode", SampleInput(shape: [1, 2, 9, 40], values: .special(shift: 3)),
-            kernel: [3, 3], strides: [2, 2], padding: [(1, 0), (0, 1)], ceil: true),
+            .maxPool, "special values, 3x3 stride 2, ceil mode",
+            SampleInput(shape: [1, 2, 9, 40], values: .special(shift: 3)), kernel: [3, 3], strides: [2, 2],
+            padding: [(1, 0), (0, 1)], ceil: true),
     ]
 
     static let averagePool: [ParitySample] = [

@@ -8,9 +8,9 @@ import CIntrinsics
 /// loads at the edges), and the bias, a fused residual and the activation's bound applied as each
 /// result is stored.
 ///
-/// The other shapes with unit column stride take the striped Swift kernel: 64 outputs of a row at a time, as four strips
-/// of 16 whose sums stay in registers across every tap (four independent chains of fused
-/// multiply-adds, where one strip's taps would wait on each other).
+/// The other shapes with unit column stride take the striped Swift kernel: 64 outputs of a row at
+/// a time, as four strips of 16 whose sums stay in registers across every tap (four independent
+/// chains of fused multiply-adds, where one strip's taps would wait on each other).
 ///
 /// Each worker of the striped kernel copies an input plane into a scratch plane whose rows carry
 /// the left and right padding as zeros, so that every chunk reads whole vectors and no column is
