@@ -30,17 +30,10 @@ extension OpenBLASBackend {
         }
         let average = kind == .averagePool
         let planeCount = output.shape[0] * output.shape[1]
-        if Self.takesPoolPlanes(shape) {
-            Self.poolPlanes(
-                average: average, source, out, shape, planes: planeCount, rowDivisors: divisors[1],
-                columnDivisors: divisors[2])
-            withExtendedLifetime(owner) {}
-            return result
-        }
-        if Self.stripesPooling(shape) {
-            Self.stripedPooling(
-                average: average, source, out, shape, planes: planeCount, rowDivisors: divisors[1],
-                columnDivisors: divisors[2])
+        if Self.takesPoolPlanes(shape) || Self.stripesPooling(shape) {
+            // The planes read in place on a CPU with AVX-512, else through phase rows.
+            let pool = Self.takesPoolPlanes(shape) ? Self.poolPlanes : Self.stripedPooling
+            pool(average, source, out, shape, planeCount, divisors[1], divisors[2])
             withExtendedLifetime(owner) {}
             return result
         }
