@@ -1,19 +1,20 @@
-// Sliding-window kernels with AVX-512: depthwise convolutions over one plane at a time, for CPUs
-// that have it (the Swift striped kernel, OpenBLASBackend+Depthwise.swift, serves the others and
-// the shapes these do not take). Header-only like products.h; every function carries its own
-// target attribute and callers check the CPU's flags first.
+// Sliding-window kernels with AVX-512, one plane at a time: depthwise convolutions and max and
+// average pooling, for CPUs that have it (the Swift striped kernels, OpenBLASBackend+Depthwise.swift
+// and +StripedPooling.swift, serve the others and the shapes these do not take). Header-only like
+// products.h, whose vector type, target attribute and bound these share; callers check the CPU's
+// flags first.
 //
-// A block of output rows × 32 columns keeps its sums in registers over every tap. Each vector of
-// an input row is loaded once per column tap and feeds every output row of the block that reads it
-// (a 3 × 3 filter over 4 rows: 18 loads per 36 multiply-adds per vector, against 9 per 9 one row at
-// a time). The planes are read in place: the loads at the left and right edges are masked, so the
-// padding reads as zeros and nothing is copied; rows above and below the input are taps skipped.
+// The planes are read in place: the loads at the left and right edges are masked, so the padding
+// reads as zeros (or −∞ for a maximum) and nothing is copied; rows above and below the input are
+// taps skipped. A depthwise block of output rows × 32 columns keeps its sums in registers over
+// every tap, and each vector of an input row is loaded once per column tap and feeds every output
+// row of the block that reads it (a 3 × 3 filter over 4 rows: 18 loads per 36 multiply-adds per
+// vector, against 9 per 9 one row at a time).
 #ifndef TENSORENGINE_WINDOWS_H
 #define TENSORENGINE_WINDOWS_H
 
-#define TE_WINDOWS_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")))
+#include "products.h"
 
-typedef float te_window16 __attribute__((ext_vector_type(16)));
 typedef float te_window_v16sf __attribute__((vector_size(64)));
 
 /// Output rows per block of the depthwise kernel.
@@ -34,17 +35,17 @@ static inline __attribute__((always_inline)) unsigned short te_window_lanes(long
 /// kw + 1, the even and odd lanes of the 32 columns from first + kw). `lanes` masks the loads
 /// (``te_window_lanes`` of first + kw, and of first + kw + 16 at stride 2); columns outside the
 /// row read as `fill`.
-static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+static inline __attribute__((always_inline)) TE_AVX512 void
 te_window_taps(const int stride, const float *line, long first, int kw, const unsigned short *lanes,
-               te_window16 fill, te_window16 taps[2]) {
+               te_float16 fill, te_float16 taps[2]) {
     if (stride == 1) {
-        taps[0] = (te_window16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
+        taps[0] = (te_float16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
         return;
     }
-    const te_window16 low =
-        (te_window16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
-    const te_window16 high =
-        (te_window16)__builtin_ia32_loadups512_mask(line + first + kw + 16, (te_window_v16sf)fill, lanes[1]);
+    const te_float16 low =
+        (te_float16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
+    const te_float16 high =
+        (te_float16)__builtin_ia32_loadups512_mask(line + first + kw + 16, (te_window_v16sf)fill, lanes[1]);
     taps[0] = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     taps[1] = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
@@ -55,13 +56,13 @@ te_window_taps(const int stride, const float *line, long first, int kw, const un
 /// `left` the padding before), plus the residual's value at its place (NULL: none), then bounded by
 /// `bounds` ([low, high], NULL: none) as ``te_bounded16`` does. Called with constant shapes, so
 /// that the loops unroll and the sums stay in registers.
-static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+static inline __attribute__((always_inline)) TE_AVX512 void
 te_depthwise_block(const int kernelRows, const int kernelColumns, const int stride, const int vectors,
                    const float *input, long rows, long columns, float *output, const float *residual, long outRows,
-                   long outColumns, const te_window16 *weights, long top, long left, long row, long column,
+                   long outColumns, const te_float16 *weights, long top, long left, long row, long column,
                    float bias, const float *bounds) {
-    const te_window_v16sf zero = (te_window_v16sf)(te_window16)0;
-    te_window16 sum[TE_DEPTHWISE_ROWS][2];
+    const te_window_v16sf zero = (te_window_v16sf)(te_float16)0;
+    te_float16 sum[TE_DEPTHWISE_ROWS][2];
     long first[2];
     unsigned short lanes[2][8][2];
 #pragma clang loop unroll(full)
@@ -85,8 +86,8 @@ te_depthwise_block(const int kernelRows, const int kernelColumns, const int stri
         for (int kw = 0; kw < kernelColumns; kw += stride) {
 #pragma clang loop unroll(full)
             for (int v = 0; v < vectors; v++) {
-                te_window16 taps[2];
-                te_window_taps(stride, line, first[v], kw, lanes[v][kw], (te_window16)0, taps);
+                te_float16 taps[2];
+                te_window_taps(stride, line, first[v], kw, lanes[v][kw], (te_float16)0, taps);
 #pragma clang loop unroll(full)
                 for (int t = 0; t < stride && kw + t < kernelColumns; t++) {
 #pragma clang loop unroll(full)
@@ -106,16 +107,9 @@ te_depthwise_block(const int kernelRows, const int kernelColumns, const int stri
         for (int r = 0; r < TE_DEPTHWISE_ROWS; r++) {
             if (row + r >= outRows) continue;
             const long at = (row + r) * outColumns + column + 16 * v;
-            te_window16 value = sum[r][v];
-            if (residual) value += (te_window16)__builtin_ia32_loadups512_mask(residual + at, zero, mask);
-            if (bounds) {
-                typedef int te_int16 __attribute__((ext_vector_type(16)));
-                const te_window16 lower = bounds[0], upper = bounds[1];
-                const te_int16 below = value <= lower;
-                const te_int16 raised = (below & (te_int16)lower) | (~below & (te_int16)value);
-                const te_int16 above = (te_window16)raised >= upper;
-                value = (te_window16)((above & (te_int16)upper) | (~above & raised));
-            }
+            te_float16 value = sum[r][v];
+            if (residual) value += (te_float16)__builtin_ia32_loadups512_mask(residual + at, zero, mask);
+            if (bounds) value = te_bounded16(value, bounds[0], bounds[1]);
             __builtin_ia32_storeups512_mask(output + at, (te_window_v16sf)value, mask);
         }
     }
@@ -124,11 +118,11 @@ te_depthwise_block(const int kernelRows, const int kernelColumns, const int stri
 /// One output plane of a depthwise convolution with a `kernelRows` × `kernelColumns` filter at
 /// `stride`, constant: blocks of TE_DEPTHWISE_ROWS rows, 32 columns at a time (16 for a last strip
 /// that fits in them).
-static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+static inline __attribute__((always_inline)) TE_AVX512 void
 te_depthwise_plane_sized(const int kernelRows, const int kernelColumns, const int stride, const float *input,
                          long rows, long columns, float *output, const float *residual, long outRows, long outColumns,
                          const float *filter, long top, long left, float bias, const float *bounds) {
-    te_window16 weights[25];
+    te_float16 weights[25];
 #pragma clang loop unroll(full)
     for (int t = 0; t < kernelRows * kernelColumns; t++) weights[t] = filter[t];
     for (long row = 0; row < outRows; row += TE_DEPTHWISE_ROWS) {
@@ -156,7 +150,7 @@ static inline int te_depthwise_takes(long kernelRows, long kernelColumns, long s
 /// top + kh][ow·stride - left + kw] over the taps inside the `rows` × `columns` input plane, plus
 /// `residual`'s value at the same place (NULL: none), then bounded by `bounds` ([low, high], NULL:
 /// none). A shape that ``te_depthwise_takes`` refuses writes nothing.
-static TE_WINDOWS_AVX512 void
+static TE_AVX512 void
 te_depthwise_plane_avx512(const float *input, long rows, long columns, float *output, const float *residual,
                           long outRows, long outColumns, const float *filter, long kernelRows, long kernelColumns,
                           long stride, long top, long left, float bias, const float *bounds) {
@@ -178,22 +172,22 @@ te_depthwise_plane_avx512(const float *input, long rows, long columns, float *ou
 /// taps from column first + l·stride on), folded into `total` (a running maximum or sum) and
 /// `nans` (lanes that met a NaN, which wins a maximum). `lanes[kw]` masks the loads of
 /// ``te_window_taps`` for tap kw; columns outside the row read as `fill`.
-static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+static inline __attribute__((always_inline)) TE_AVX512 void
 te_pool_strip(const int average, const int kernelColumns, const int stride, const float *line, long first,
-              const unsigned short lanes[][2], te_window16 fill, te_window16 *total, unsigned short *nans) {
+              const unsigned short lanes[][2], te_float16 fill, te_float16 *total, unsigned short *nans) {
 #pragma clang loop unroll(full)
     for (int kw = 0; kw < kernelColumns; kw += stride) {
-        te_window16 taps[2];
+        te_float16 taps[2];
         te_window_taps(stride, line, first, kw, lanes[kw], fill, taps);
 #pragma clang loop unroll(full)
         for (int t = 0; t < stride && kw + t < kernelColumns; t++) {
-            const te_window16 value = taps[t];
+            const te_float16 value = taps[t];
             if (average) {
                 *total += value;
             } else {
                 // `vmaxps` itself (a NaN is tracked apart): `__builtin_elementwise_max` would
                 // order NaNs as `fmaxf` does, three instructions.
-                *total = (te_window16)__builtin_ia32_maxps512((te_window_v16sf)*total, (te_window_v16sf)value, 4);
+                *total = (te_float16)__builtin_ia32_maxps512((te_window_v16sf)*total, (te_window_v16sf)value, 4);
                 *nans |= (unsigned short)__builtin_ia32_cmpps512_mask((te_window_v16sf)value, (te_window_v16sf)value,
                                                                       3 /* unordered */, 0xFFFF, 4);
             }
@@ -209,13 +203,13 @@ static inline int te_pool_takes(long kernelColumns, long columnStride, long rowD
 }
 
 /// One output row of a pooling, 32 outputs at a time (16 for a last strip that fits in them).
-static inline __attribute__((always_inline)) TE_WINDOWS_AVX512 void
+static inline __attribute__((always_inline)) TE_AVX512 void
 te_pool_row(const int average, const int kernelColumns, const int stride, const float *input, long rows,
             long columns, float *target, long outColumns, long oh, long kernelRows, long rowStride, long top,
             long left, float rowDivisor, const float *columnDivisors) {
-    const te_window16 fill = average ? (te_window16)0.0f : (te_window16)(-__builtin_inff());
+    const te_float16 fill = average ? (te_float16)0.0f : (te_float16)(-__builtin_inff());
     for (long column = 0; column < outColumns; column += 32) {
-        te_window16 total[2] = {fill, fill};
+        te_float16 total[2] = {fill, fill};
         unsigned short nans[2] = {0, 0};
         const int vectors = column + 16 < outColumns ? 2 : 1;
         // The loads' lanes inside the row, the same for every window row (``te_window_taps``).
@@ -241,15 +235,15 @@ te_pool_row(const int average, const int kernelColumns, const int stride, const 
         for (int v = 0; v < vectors; v++) {
             const long at = column + 16 * v;
             const unsigned short mask = te_window_lanes(at, outColumns);
-            te_window16 value = total[v];
+            te_float16 value = total[v];
             if (average) {
-                const te_window16 divisors =
-                    (te_window16)__builtin_ia32_loadups512_mask(columnDivisors + at, (te_window_v16sf)(te_window16)1.0f,
+                const te_float16 divisors =
+                    (te_float16)__builtin_ia32_loadups512_mask(columnDivisors + at, (te_window_v16sf)(te_float16)1.0f,
                                                                 mask);
                 value /= divisors * rowDivisor;
             } else {
-                const te_window16 nan = __builtin_nanf("");
-                value = (te_window16)__builtin_ia32_selectps_512(nans[v], (te_window_v16sf)nan, (te_window_v16sf)value);
+                const te_float16 nan = __builtin_nanf("");
+                value = (te_float16)__builtin_ia32_selectps_512(nans[v], (te_window_v16sf)nan, (te_window_v16sf)value);
             }
             __builtin_ia32_storeups512_mask(target + at, (te_window_v16sf)value, mask);
         }
@@ -261,7 +255,7 @@ te_pool_row(const int average, const int kernelColumns, const int stride, const 
 /// top + kh, ow·columnStride - left + kw) inside the input. A maximum is NaN where a tap is NaN; an
 /// average divides its sum by `rowDivisors[oh]` · `columnDivisors[ow]`. A window that
 /// ``te_pool_takes`` refuses writes nothing.
-static TE_WINDOWS_AVX512 void
+static TE_AVX512 void
 te_pool_plane_avx512(int average, const float *input, long rows, long columns, float *output, long outRows,
                      long outColumns, long kernelRows, long kernelColumns, long rowStride, long columnStride, long top,
                      long left, const float *rowDivisors, const float *columnDivisors) {

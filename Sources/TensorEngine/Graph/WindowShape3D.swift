@@ -26,6 +26,8 @@ struct WindowShape3D {
     }
 
     var inputCount: Int { input[0] * input[1] * input[2] }
+    /// Whether the window is 2-D: one depth step over planes of depth 1, no depth padding.
+    var isPlanar: Bool { kernel[0] == 1 && input[0] == 1 && output[0] == 1 && before[0] == 0 }
     var outputCount: Int { output[0] * output[1] * output[2] }
     var kernelCount: Int { kernel[0] * kernel[1] * kernel[2] }
 

@@ -385,8 +385,9 @@ package enum Calibration {
                 m.beyond(.fewRows, .launch).map { skinny(rows: Sizes.fewRows, scale: m.scale) / $0 / 1e9 }
             },
         ]
-        // Every kind of work but line-wise work does its arithmetic at the chain's rate; products
-        // move their operands at the stream's; matrix products launch like elementwise ops.
+        // Every kind of work but line-wise and window work does its arithmetic at the chain's rate;
+        // products and window work move their operands at the stream's and launch like
+        // elementwise ops.
         // Line-wise work does its own at the softmax probe's: its exponentials run in a kernel of
         // their own, several times the chain's rate per FLOP.
         for costClass in [CostClass.elementwise, .reduction, .movement, .runMovement] {
@@ -396,18 +397,12 @@ package enum Calibration {
             Cell(costClass: .lineWise, term: .gflops) { m in
                 m.beyond(.softmaxLines, .lineWiseLaunch).map { m.lineFLOPs / $0 / 1e9 }
             })
-        // Window work does its arithmetic at the depthwise probe's rate, and streams and launches
-        // like elementwise work.
-        cells += [
+        // Window work does its arithmetic at the depthwise probe's rate.
+        cells.append(
             Cell(costClass: .window, term: .gflops) { m in
                 m.beyond(.depthwise, .launch).map { m.windowFLOPs / $0 / 1e9 }
-            },
-            Cell(costClass: .window, term: .gbPerSecond) { m in
-                m.rate(.stream, bytes: Sizes.streamBytes(Sizes.streamCount(m.scale)))
-            },
-            Cell(costClass: .window, term: .launchSeconds) { $0[.launch] },
-        ]
-        for costClass in [CostClass.matmul, .matrixVector] {
+            })
+        for costClass in [CostClass.matmul, .matrixVector, .window] {
             cells.append(
                 Cell(costClass: costClass, term: .gbPerSecond) { m in
                     m.rate(.stream, bytes: Sizes.streamBytes(Sizes.streamCount(m.scale)))

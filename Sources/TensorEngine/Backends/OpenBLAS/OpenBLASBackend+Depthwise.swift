@@ -23,16 +23,15 @@ extension OpenBLASBackend {
     /// Whether ``stripedDepthwise(_:_:_:_:planes:channels:multiplier:)`` computes the shape: a
     /// 2-D window (one depth step) stepping one column at a time.
     static func stripsDepthwise(_ shape: WindowShape3D) -> Bool {
-        shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1 && shape.before[0] == 0
-            && shape.strides[2] == 1 && shape.output[2] > 0
+        shape.isPlanar && shape.strides[2] == 1 && shape.output[2] > 0
     }
 
     /// Whether ``depthwisePlanes(_:_:_:_:_:_:planes:channels:multiplier:clamp:)`` computes the
     /// shape: a 3 × 3 or 5 × 5 window over 2-D planes at stride 1 or 2 (the same on both axes)
     /// without dilation, on a CPU whose AVX-512 code the backend runs.
     static func takesDepthwisePlanes(_ shape: WindowShape3D) -> Bool {
-        HostProducts.kernel == .avx512 && shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1
-            && shape.before[0] == 0 && shape.strides[1] == shape.strides[2] && shape.dilations == SIMD3(1, 1, 1)
+        HostProducts.kernel == .avx512 && shape.isPlanar && shape.strides[1] == shape.strides[2]
+            && shape.dilations == SIMD3(1, 1, 1)
             && te_depthwise_takes(shape.kernel[1], shape.kernel[2], shape.strides[2]) != 0
     }
 

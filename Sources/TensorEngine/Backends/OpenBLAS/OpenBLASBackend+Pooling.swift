@@ -108,8 +108,7 @@ extension OpenBLASBackend {
     /// shape: a 2-D window 2 or 3 columns wide, at column stride 1 or 2, without dilation, on a CPU
     /// whose AVX-512 code the backend runs.
     static func takesPoolPlanes(_ shape: WindowShape3D) -> Bool {
-        HostProducts.kernel == .avx512 && shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1
-            && shape.before[0] == 0
+        HostProducts.kernel == .avx512 && shape.isPlanar
             && te_pool_takes(shape.kernel[2], shape.strides[2], shape.dilations[1], shape.dilations[2]) != 0
     }
 

@@ -15,8 +15,7 @@ extension OpenBLASBackend {
     /// least 8 outputs (shorter rows, down to a global pool's single output, are summed faster one
     /// by one than in a strip of 16 lanes).
     static func stripesPooling(_ shape: WindowShape3D) -> Bool {
-        shape.kernel[0] == 1 && shape.input[0] == 1 && shape.output[0] == 1 && shape.before[0] == 0
-            && shape.output[2] >= 8
+        shape.isPlanar && shape.output[2] >= 8
     }
 
     /// `out` for `planes` planes; `rowDivisors[oh]` and `columnDivisors[ow]` (an average's) multiply
