@@ -48,15 +48,16 @@ package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
     package var memorySpace: MemorySpace { .host }
     package let growth: GrowthCursor?
 
-    /// The bytes actually allocated (whole pages for pooled sizes).
+    /// The bytes actually allocated (whole pages for pooled sizes; a reused block may be larger).
     private let capacity: Int
 
-    /// Allocates uninitialised memory (reusing a pooled block of the same size when there is one),
-    /// or throws ``TensorError/Kind/outOfMemory``.
+    /// Allocates uninitialised memory (reusing a pooled block when one fits), or throws
+    /// ``TensorError/Kind/outOfMemory``.
     package init(byteCount: Int, op: String = "allocate", growth: GrowthCursor? = nil) throws(TensorError) {
-        let capacity = HostBufferPool.capacity(for: byteCount)
+        var capacity = HostBufferPool.capacity(for: byteCount)
         if let recycled = HostBufferPool.shared.take(capacity) {
-            self.pointer = recycled
+            self.pointer = recycled.pointer
+            capacity = recycled.capacity
         } else {
             var raw: UnsafeMutableRawPointer?
             let status = posix_memalign(&raw, 64, capacity)
