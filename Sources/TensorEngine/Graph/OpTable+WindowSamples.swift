@@ -167,6 +167,18 @@ extension Samples {
             "three blocks of k, channels split, ragged panel: bias, residual, clip", input([1, 80, 7, 9]),
             input([52, 80, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], clamp: OutputClamp(lower: -0.5, upper: 0.5),
             residual: .contiguous),
+        // Output channels across the lanes (te_conv_channels): a panel and a half, tiles of 14
+        // positions and a ragged last one, three blocks of k, dilations, stride 2 (phase planes).
+        convolutionSample(
+            "channels in the lanes: 48 on 13 x 13, bias, residual, relu", input([1, 16, 13, 13]),
+            input([48, 16, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], clamp: .relu, residual: .contiguous),
+        convolutionSample(
+            "channels in the lanes: 16, dilation 2, 29 columns, batch 2", input([2, 8, 9, 33]), input([16, 8, 3, 3]),
+            dilations: [2, 2]),
+        convolutionSample(
+            "channels in the lanes: 40 over 4 blocks of k, stride 2, clipped", input([1, 90, 11, 31]),
+            input([40, 90, 3, 3]), bias: true, strides: [2, 2], padding: [(1, 1), (1, 1)],
+            clamp: OutputClamp(lower: -0.5, upper: 0.5)),
         convolutionSample(
             "a network's first layer: 3 channels, stride 2, bias and relu", input([1, 3, 40, 41]),
             input([64, 3, 3, 3]), bias: true, strides: [2, 2], clamp: .relu),

@@ -14,6 +14,14 @@ import CIntrinsics
 /// computed and dropped as the kernel stores the others into the output. im2col wrote `C·kH·kW`
 /// floats per output position that the kernel read back from memory; the phase planes together
 /// are about the input's size and stay in cache while every tap reads them.
+///
+/// Two kernels read the planes. `te_sgemm_implicit` puts 32 positions of the flat grid in a tile's
+/// lanes and 12 output channels in its rows; `te_conv_channels` (convolutions.h) puts 32 output
+/// channels in the lanes and up to 14 positions of one output row in the rows, so that no lane
+/// computes a grid position past the output row or past the plane. The second takes the
+/// convolutions whose lanes it fills at least as well, from 64 steps of k on (below, transposing
+/// each tile for its store costs more than the lanes save): a 3 × 3 convolution on a 13 × 13 plane
+/// used 75% of the first kernel's lanes.
 extension OpenBLASBackend {
     /// Whether ``implicitConvolution`` computes a convolution: the engine's AVX-512 product
     /// kernel, at most two spatial axes, a window of more than one tap (a pointwise
@@ -25,6 +33,21 @@ extension OpenBLASBackend {
             shape.kernelCount > 1, let phases = PhasePlanes(shape)
         else { return false }
         return phases.channelFloats <= 4 * Swift.max(shape.input[1] * shape.input[2], shape.outputCount) + 4096
+    }
+
+    /// Whether ``implicitConvolution`` puts output channels in the kernel's lanes
+    /// (`te_conv_channels`) rather than grid positions (`te_sgemm_implicit`): from 64 steps of k
+    /// on, when the share of lanes holding an output is at least as high. Channels fill whole
+    /// vectors of 16 but the last; positions lose the grid's overhang past each output row and
+    /// the last partial panel of 32.
+    static func convolvesByChannels(_ shape: WindowShape3D, _ phases: PhasePlanes, outPerGroup: Int, reduction: Int)
+        -> Bool
+    {
+        guard reduction >= 64, outPerGroup >= 16 else { return false }
+        let channelLanes = Double(outPerGroup) / Double((outPerGroup + 15) / 16 * 16)
+        let grid = Double(shape.output[1]) * Double(phases.rowFloats)
+        let positionLanes = Double(shape.outputCount) / ((grid / 32).rounded(.up) * 32)
+        return channelLanes >= positionLanes
     }
 
     /// Where the phase planes of one input channel lie: `strides[1]·strides[2]` planes of
@@ -60,12 +83,14 @@ extension OpenBLASBackend {
     }
 
     /// The convolution, batch by batch and group by group: the group's input padded into planes
-    /// (by all cores), then pieces of whole output rows (or, for planes of few positions, slices
-    /// of the output channels), each computed on the flat grid by the product kernel, which
-    /// stores every position inside the output straight into its plane with the bias and a fused
-    /// residual added (and bounded by the clamp of an activation fused in), and drops the others.
-    /// The filters are packed whole (kept by ``PackedWeights`` when they sit in `weights`, a
-    /// model's constant).
+    /// (by all cores), then pieces computed by one of the two kernels, which store every output
+    /// straight into its plane with the bias and a fused residual added (and bounded by the clamp
+    /// of an activation fused in). Positions across the lanes (`te_sgemm_implicit`): pieces of
+    /// whole output rows (or, for planes of few positions, slices of the output channels), each
+    /// computed on the flat grid, the positions past an output row dropped. Output channels
+    /// across the lanes (`te_conv_channels`, ``convolvesByChannels(_:_:outPerGroup:reduction:)``):
+    /// pieces of near-equal counts of (panel of 32 channels, output row). The filters are packed
+    /// whole (kept by ``PackedWeights`` when they sit in `weights`, a model's constant).
     func implicitConvolution(
         _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, in weights: HostBuffer?, _ sums: ConvolutionSums,
         _ out: UnsafeMutablePointer<Float>, _ shape: WindowShape3D, batch: Int, channels: Int, groups: Int,
@@ -74,6 +99,7 @@ extension OpenBLASBackend {
         let inPerGroup = channels / groups
         let reduction = inPerGroup * shape.kernelCount
         let (outRows, outColumns) = (shape.output[1], shape.output[2])
+        guard outRows > 0, outColumns > 0 else { return }
         guard let phases = PhasePlanes(shape) else {
             throw TensorError(.tooLarge, op: "convolution", message: "the convolution's phase planes overflow an Int")
         }
@@ -89,21 +115,30 @@ extension OpenBLASBackend {
                 }
             }
         }
-        // Pieces of whole output rows of at least 128 positions; too few for the workers: slices
-        // of the output channels too, of at least one tile (12 rows), so that a worker late to
-        // wake still finds pieces to take.
-        let wanted = Parallel.workers * MatmulSplit.piecesPerWorker
-        let rowPieces = Swift.max(1, Swift.min(outRows, wanted, outRows * rowFloats / 128))
-        let slices =
-            rowPieces >= Parallel.workers ? 1 : Swift.max(1, Swift.min(wanted / rowPieces, outPerGroup / Int(TE_MR)))
-        let sliceRows = (outPerGroup + slices - 1) / slices
-        let rowsPerPiece = (outRows + rowPieces - 1) / rowPieces
-        let tasks = slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)
-        let parts = Swift.min(tasks, Parallel.workers * MatmulSplit.piecesPerWorker)
         let padded = try HostBuffer(byteCount: (inPerGroup * phases.channelFloats + slack) * 4, op: "convolution")
         let planes = padded.elements(as: Float.self)
         (planes + inPerGroup * phases.channelFloats).initialize(repeating: 0, count: slack)
+        let byChannels = Self.convolvesByChannels(shape, phases, outPerGroup: outPerGroup, reduction: reduction)
+        let wanted = Parallel.workers * MatmulSplit.piecesPerWorker
+        // Output channels across the lanes: each group's filters packed as B stored transposed,
+        // and pieces of near-equal counts of (panel of 32 channels, output row) units.
+        // Positions across the lanes: pieces of whole output rows of at least 128 positions; too
+        // few for the workers: slices of the output channels too, of at least one tile (12 rows),
+        // so that a worker late to wake still finds pieces to take; each slice's filters packed as A.
+        let rowPieces = Swift.max(1, Swift.min(outRows, wanted, outRows * rowFloats / 128))
+        let slices =
+            byChannels || rowPieces >= Parallel.workers
+            ? 1 : Swift.max(1, Swift.min(wanted / rowPieces, outPerGroup / Int(TE_MR)))
+        let sliceRows = (outPerGroup + slices - 1) / slices
+        let rowsPerPiece = (outRows + rowPieces - 1) / rowPieces
+        let panels = (outPerGroup + Int(TE_NR) - 1) / Int(TE_NR)
+        let tasks = byChannels ? panels * outRows : slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)
+        let parts = Swift.min(tasks, wanted)
         let filters = try (0..<groups * slices).map { index throws(TensorError) -> HostBuffer in
+            if byChannels {
+                return try Self.channelPanels(w + index * outPerGroup * reduction, in: weights, n: outPerGroup,
+                                              k: reduction)
+            }
             let (group, slice) = index.quotientAndRemainder(dividingBy: slices)
             let first = slice * sliceRows
             return try Self.packedFilters(
@@ -115,10 +150,29 @@ extension OpenBLASBackend {
             Self.pad(x + (n * channels + group * inPerGroup) * shape.inputCount, into: planes, phases, shape,
                      channels: inPerGroup)
             let result = out + plane * outPerGroup * shape.outputCount
+            let bias = sums.bias.map { $0 + group * outPerGroup }
+            let residual = sums.residual.map { $0 + (result - out) }
             rowOffsets.withUnsafeBufferPointer { offsets in
                 guard let offsets = offsets.baseAddress else { return }
                 Parallel.forEachRange(parts, parts: parts) { pieces in
                     for piece in pieces {
+                        if byChannels {
+                            // Units (panel, row) panel by panel; this piece's run of them.
+                            let (first, end) = (piece * tasks / parts, (piece + 1) * tasks / parts)
+                            let filterPanels = filters[group].elements(as: Float.self)
+                            for panel in (first / outRows)..<((end + outRows - 1) / outRows) {
+                                let rowRange = (
+                                    Swift.max(first, panel * outRows) - panel * outRows,
+                                    Swift.min(end, (panel + 1) * outRows) - panel * outRows)
+                                withBounds(sums.clamp) { bounds in
+                                    te_conv_channels(
+                                        outPerGroup, reduction, filterPanels, planes, offsets, rowRange.0,
+                                        rowRange.1, rowFloats, outColumns, result, shape.outputCount, bias, residual,
+                                        bounds, panel, panel + 1)
+                                }
+                            }
+                            continue
+                        }
                         for task in Swift.stride(from: piece, to: tasks, by: parts) {
                             let (rowPiece, slice) = task.quotientAndRemainder(dividingBy: slices)
                             let firstRow = rowPiece * rowsPerPiece
@@ -128,13 +182,12 @@ extension OpenBLASBackend {
                             guard count > 0, rows > 0 else { continue }
                             // The task's rows of its channels' output planes, written by the kernel.
                             let start = first * shape.outputCount + firstRow * outColumns
-                            let bias = sums.bias.map { $0 + group * outPerGroup + first }
-                            let residual = sums.residual.map { $0 + (result - out) + start }
                             withBounds(sums.clamp) { bounds in
                                 te_sgemm_implicit(
                                     count, reduction, filters[group * slices + slice].elements(as: Float.self),
                                     planes + firstRow * rowFloats, offsets, 0, rows * rowFloats, result + start,
-                                    shape.outputCount, rowFloats, outColumns, bias, residual, bounds)
+                                    shape.outputCount, rowFloats, outColumns, bias.map { $0 + first },
+                                    residual.map { $0 + start }, bounds)
                             }
                         }
                     }
@@ -152,6 +205,22 @@ extension OpenBLASBackend {
         if let weights, let kept = PackedWeights.shared.packedLeft(a, in: weights, m: m, k: k, lda: k) { return kept }
         let packed = try HostBuffer(byteCount: te_packed_a_floats(m, k) * 4, op: "convolution")
         te_pack_a_whole(a, k, m, k, packed.elements(as: Float.self))
+        return packed
+    }
+
+    /// `n` output channels of filters (rows `k` floats apart) packed for `te_conv_channels`: as the
+    /// right operand of a product stored transposed (`te_pack_b_panels`), kept by
+    /// ``PackedWeights`` from their second use when they sit in `weights`, else packed now.
+    private static func channelPanels(_ w: UnsafePointer<Float>, in weights: HostBuffer?, n: Int, k: Int)
+        throws(TensorError) -> HostBuffer
+    {
+        if let weights,
+            let kept = PackedWeights.shared.packed(w, in: weights, transposed: true, k: k, n: n, ldb: k, workers: 1)
+        {
+            return kept
+        }
+        let packed = try HostBuffer(byteCount: te_packed_b_floats(k, n) * 4, op: "convolution")
+        te_pack_b_panels(1, k, n, w, k, packed.elements(as: Float.self), 0, (n + Int(TE_NR) - 1) / Int(TE_NR))
         return packed
     }
 

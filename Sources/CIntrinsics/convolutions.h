@@ -1,0 +1,129 @@
+// Convolutions read in place with the output channels across the vector lanes, with AVX-512: the
+// form of an implicit convolution (``te_sgemm_implicit``, products.h) for planes whose rows are
+// short. Header-only like products.h, whose vector type, target attribute, bound, transpose and
+// packing these share; callers check the CPU's flags first.
+//
+// ``te_sgemm_implicit`` puts 32 consecutive positions of a padded grid in a tile's lanes: a grid
+// row holds the output row plus the window's overhang, and the last panel of a plane is partial,
+// so on a 13 × 13 output (grid rows of 15, 195 positions in 7 panels of 32) a quarter of its
+// arithmetic is thrown away. Here a tile is up to TE_CONV_POSITIONS positions of one output row
+// by 32 output channels: each step of k broadcasts the input at those positions (consecutive
+// floats of a padded or phase plane) and multiplies it by 32 filter values (a panel packed by
+// ``te_pack_b_panels`` from the filters stored transposed), so no lane computes a position outside
+// the output. The tile's sums are transposed in registers, 16 × 16 at a time, and stored by
+// channel with the epilogue.
+#ifndef TENSORENGINE_CONVOLUTIONS_H
+#define TENSORENGINE_CONVOLUTIONS_H
+
+#include "products.h"
+
+typedef float te_conv_v16sf __attribute__((vector_size(64)));
+
+/// Positions of one output row per tile: 2 × 14 sums, the two filter vectors and a broadcast fill
+/// the 32 vector registers.
+enum { TE_CONV_POSITIONS = 14 };
+
+/// One tile: `positions` outputs of one row (grid position `q` on, stored from `at` in each
+/// channel's plane, planes `plane` floats apart from `c`) by the `channels` (≤ 32; 16 lanes each
+/// in `halves` vectors) of panel `panel` of the packed filters. Each result starts from its
+/// channel's `bias` plus the `residual`'s value at its place (laid out as the output; each NULL for
+/// none) and is then bounded by `bounds` (NULL: none) as ``te_bounded16`` bounds.
+static inline __attribute__((always_inline)) TE_AVX512 void
+te_channel_tile(const int positions, const int halves, long k, long n, const float *packed, long panel,
+                const float *source, const long *rowOffsets, long q, float *c, long plane, long at, long channels,
+                const float *bias, const float *residual, const float *bounds) {
+    te_float16 sum[TE_CONV_POSITIONS][2];
+#pragma clang loop unroll(full)
+    for (int r = 0; r < positions; r++) { sum[r][0] = 0; sum[r][1] = 0; }
+    const long kb = te_depth_block(k), padded = (n + TE_NR - 1) / TE_NR * TE_NR;
+    for (long p0 = 0; p0 < k; p0 += kb) {
+        const long depth = k - p0 < kb ? k - p0 : kb;
+        const float *f = packed + p0 * padded + panel * TE_NR * depth;
+        const long *offsets = rowOffsets + p0;
+        for (long p = 0; p < depth; p++) {
+            const float *row = source + offsets[p] + q;
+            const te_float16 f0 = *(const te_float16u *)(f + p * TE_NR);
+            const te_float16 f1 = halves > 1 ? *(const te_float16u *)(f + p * TE_NR + 16) : f0;
+#pragma clang loop unroll(full)
+            for (int r = 0; r < positions; r++) {
+                const te_float16 x = row[r];
+                sum[r][0] = __builtin_elementwise_fma(x, f0, sum[r][0]);
+                if (halves > 1) sum[r][1] = __builtin_elementwise_fma(x, f1, sum[r][1]);
+            }
+        }
+    }
+    const te_conv_v16sf zero = (te_conv_v16sf)(te_float16)0;
+    const unsigned short lanes = (unsigned short)((1u << positions) - 1u);
+#pragma clang loop unroll(full)
+    for (int h = 0; h < halves; h++) {
+        const long valid = channels - 16 * h < 16 ? channels - 16 * h : 16;
+        const unsigned short present = (unsigned short)((1u << valid) - 1u);
+        const te_float16 start =
+            bias ? (te_float16)__builtin_ia32_loadups512_mask(bias + 16 * h, zero, present) : (te_float16)0;
+        te_float16 rows[16], columns[16];
+#pragma clang loop unroll(full)
+        for (int r = 0; r < 16; r++) rows[r] = r < positions ? sum[r][h] + start : (te_float16)0;
+        if (bounds && !residual) {
+#pragma clang loop unroll(full)
+            for (int r = 0; r < positions; r++) rows[r] = te_bounded16(rows[r], bounds[0], bounds[1]);
+        }
+        te_transpose16(rows, columns);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < 16; j++) {
+            if (j >= valid) break;
+            const long offset = (16 * h + j) * plane + at;
+            te_float16 v = columns[j];
+            if (residual) {
+                v += (te_float16)__builtin_ia32_loadups512_mask(residual + offset, zero, lanes);
+                if (bounds) v = te_bounded16(v, bounds[0], bounds[1]);
+            }
+            __builtin_ia32_storeups512_mask(c + offset, (te_conv_v16sf)v, lanes);
+        }
+    }
+}
+
+#define TE_CHANNEL_TILE(count)                                                                                   \
+    case count:                                                                                                  \
+        if (halves > 1)                                                                                          \
+            te_channel_tile(count, 2, k, n, packed, t, source, rowOffsets, q, out, plane, at, channels, tileBias, \
+                            tileResidual, bounds);                                                               \
+        else                                                                                                     \
+            te_channel_tile(count, 1, k, n, packed, t, source, rowOffsets, q, out, plane, at, channels, tileBias, \
+                            tileResidual, bounds);                                                               \
+        break;
+
+/// Output rows `row0..<row1` of output channels `32·panel0 ..< min(32·panel1, n)` of a
+/// convolution read in place, single-threaded. `packed`: the filters, `n` output channels by `k`
+/// steps (row-major, k fastest), packed by ``te_pack_b_panels`` as B stored transposed. Step p of
+/// position (oh, ow) reads source[rowOffsets[p] + oh·rowLength + ow] (the padded or phase planes of
+/// ``te_sgemm_implicit``); the result goes to c + channel·plane + oh·outWidth + ow, with the
+/// epilogue of ``te_channel_tile`` (`bias` per channel, `residual` laid out as the output).
+static TE_AVX512 void
+te_conv_channels(long n, long k, const float *packed, const float *source, const long *rowOffsets, long row0,
+                 long row1, long rowLength, long outWidth, float *c, long plane, const float *bias,
+                 const float *residual, const float *bounds, long panel0, long panel1) {
+    __builtin_assume(rowOffsets != 0);
+    for (long t = panel0; t < panel1; t++) {
+        const long channels = n - t * TE_NR < TE_NR ? n - t * TE_NR : TE_NR;
+        if (channels <= 0) break;
+        const int halves = channels > 16 ? 2 : 1;
+        float *out = c + t * TE_NR * plane;
+        const float *tileBias = bias ? bias + t * TE_NR : NULL;
+        const float *tileResidual = residual ? residual + t * TE_NR * plane : NULL;
+        for (long oh = row0; oh < row1; oh++) {
+            for (long ow = 0; ow < outWidth; ow += TE_CONV_POSITIONS) {
+                const long count = outWidth - ow < TE_CONV_POSITIONS ? outWidth - ow : TE_CONV_POSITIONS;
+                const long q = oh * rowLength + ow, at = oh * outWidth + ow;
+                switch (count) {
+                    TE_CHANNEL_TILE(1) TE_CHANNEL_TILE(2) TE_CHANNEL_TILE(3) TE_CHANNEL_TILE(4)
+                    TE_CHANNEL_TILE(5) TE_CHANNEL_TILE(6) TE_CHANNEL_TILE(7) TE_CHANNEL_TILE(8)
+                    TE_CHANNEL_TILE(9) TE_CHANNEL_TILE(10) TE_CHANNEL_TILE(11) TE_CHANNEL_TILE(12)
+                    TE_CHANNEL_TILE(13) TE_CHANNEL_TILE(14)
+                }
+            }
+        }
+    }
+}
+#undef TE_CHANNEL_TILE
+
+#endif
