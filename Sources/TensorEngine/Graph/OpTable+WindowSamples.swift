@@ -180,6 +180,9 @@ extension Samples {
             input([40, 90, 3, 3]), bias: true, strides: [2, 2], padding: [(1, 1), (1, 1)],
             clamp: OutputClamp(lower: -0.5, upper: 0.5)),
         convolutionSample(
+            "channels in the lanes: 1x1, 48 over 72 on 11 x 13, bias, residual, clipped", input([2, 72, 11, 13]),
+            input([48, 72, 1, 1]), bias: true, clamp: OutputClamp(lower: -1, upper: 1), residual: .contiguous),
+        convolutionSample(
             "a network's first layer: 3 channels, stride 2, bias and relu", input([1, 3, 40, 41]),
             input([64, 3, 3, 3]), bias: true, strides: [2, 2], clamp: .relu),
         convolutionSample(

@@ -29,6 +29,11 @@ struct WindowShape3D {
     /// Whether the window is 2-D: one depth step over planes of depth 1, no depth padding.
     var isPlanar: Bool { kernel[0] == 1 && input[0] == 1 && output[0] == 1 && before[0] == 0 }
     var outputCount: Int { output[0] * output[1] * output[2] }
+    /// Whether output position p is the window over input position p alone: one tap, stride 1,
+    /// no padding (a pointwise convolution reads its input's planes as they are).
+    var readsInputAsPlanes: Bool {
+        kernelCount == 1 && strides == SIMD3(1, 1, 1) && before == SIMD3(0, 0, 0) && input == output
+    }
     var kernelCount: Int { kernel[0] * kernel[1] * kernel[2] }
 
     /// The window taps along `axis` of output position `index` that land inside the input, and

@@ -68,7 +68,7 @@ extension OpenBLASBackend {
             Self.depthwise(
                 source, filters, out, shape, planes: batch * outChannels, channels: channels, multiplier: outPerGroup,
                 clamp: geometry.clamp)
-        } else if Self.convolvesImplicitly(shape) {
+        } else if Self.convolvesImplicitly(shape, outPerGroup: outPerGroup, reduction: inPerGroup * shape.kernelCount) {
             try implicitConvolution(
                 source, filters, in: wOwner.buffer as? HostBuffer, sums, out, shape, batch: batch, channels: channels,
                 groups: groups, outPerGroup: outPerGroup)
@@ -113,9 +113,7 @@ extension OpenBLASBackend {
             throw TensorError(
                 .unsupported, op: "convolution", message: "a product dimension of 2^31 or more exceeds BLAS's indices")
         }
-        let pointwise =
-            shape.kernelCount == 1 && shape.strides == SIMD3(1, 1, 1) && shape.before == SIMD3(0, 0, 0)
-            && shape.input == shape.output
+        let pointwise = shape.readsInputAsPlanes
         // Whole output rows per block, at most about 8 MiB of columns.
         let rowsTotal = shape.output[0] * shape.output[1]
         let width = shape.output[2]

@@ -21,17 +21,25 @@ import CIntrinsics
 /// computes a grid position past the output row or past the plane. The second takes the
 /// convolutions whose lanes it fills at least as well, from 64 steps of k on (below, transposing
 /// each tile for its store costs more than the lanes save): a 3 × 3 convolution on a 13 × 13 plane
-/// used 75% of the first kernel's lanes.
+/// used 75% of the first kernel's lanes. A pointwise convolution at stride 1 with more than 24
+/// output channels (fewer go to the few-row product) takes the second kernel on the same terms,
+/// reading its input's planes in place: no phase planes, and no columns packed for a product.
 extension OpenBLASBackend {
     /// Whether ``implicitConvolution`` computes a convolution: the engine's AVX-512 product
-    /// kernel, at most two spatial axes, a window of more than one tap (a pointwise
-    /// convolution's input is already its columns, or a strided one's a plain copy), and phase
-    /// planes at most a few times the size of the input and output planes (huge paddings and
-    /// dilations go through im2col).
-    static func convolvesImplicitly(_ shape: WindowShape3D) -> Bool {
+    /// kernel, at most two spatial axes, and phase planes at most a few times the size of the
+    /// input and output planes (huge paddings and dilations go through im2col). A window of one
+    /// tap only at stride 1 without padding, with output channels across the lanes (more than
+    /// the 24 the few-row product takes; ``convolvesByChannels(_:_:outPerGroup:reduction:)``),
+    /// the input's planes read in place; otherwise its input is already a product's columns (or,
+    /// strided, a plain copy) and the product kernel packs them.
+    static func convolvesImplicitly(_ shape: WindowShape3D, outPerGroup: Int, reduction: Int) -> Bool {
         guard HostProducts.kernel == .avx512, shape.input[0] == 1, shape.kernel[0] == 1, shape.output[0] == 1,
-            shape.kernelCount > 1, let phases = PhasePlanes(shape)
+            let phases = PhasePlanes(shape)
         else { return false }
+        if shape.kernelCount == 1 {
+            return shape.readsInputAsPlanes && outPerGroup > 24
+                && convolvesByChannels(shape, phases, outPerGroup: outPerGroup, reduction: reduction)
+        }
         return phases.channelFloats <= 4 * Swift.max(shape.input[1] * shape.input[2], shape.outputCount) + 4096
     }
 
@@ -115,10 +123,18 @@ extension OpenBLASBackend {
                 }
             }
         }
-        let padded = try HostBuffer(byteCount: (inPerGroup * phases.channelFloats + slack) * 4, op: "convolution")
-        let planes = padded.elements(as: Float.self)
-        (planes + inPerGroup * phases.channelFloats).initialize(repeating: 0, count: slack)
-        let byChannels = Self.convolvesByChannels(shape, phases, outPerGroup: outPerGroup, reduction: reduction)
+        // A pointwise convolution (only by channels, which read no further than each output row)
+        // reads its input's planes in place; the others, planes padded here.
+        let inPlace = shape.readsInputAsPlanes
+        let planeBytes = (inPerGroup * phases.channelFloats + slack) * 4
+        let padded = inPlace ? nil : try HostBuffer(byteCount: planeBytes, op: "convolution")
+        var planes = UnsafeMutablePointer(mutating: x)
+        if let padded {
+            planes = padded.elements(as: Float.self)
+            (planes + inPerGroup * phases.channelFloats).initialize(repeating: 0, count: slack)
+        }
+        let byChannels =
+            inPlace || Self.convolvesByChannels(shape, phases, outPerGroup: outPerGroup, reduction: reduction)
         let wanted = Parallel.workers * MatmulSplit.piecesPerWorker
         // Output channels across the lanes: each group's filters packed as B stored transposed,
         // and pieces of near-equal counts of (panel of 32 channels, output row) units.
@@ -147,8 +163,12 @@ extension OpenBLASBackend {
         }
         for plane in 0..<(batch * groups) {
             let (n, group) = plane.quotientAndRemainder(dividingBy: groups)
-            Self.pad(x + (n * channels + group * inPerGroup) * shape.inputCount, into: planes, phases, shape,
-                     channels: inPerGroup)
+            let groupInput = x + (n * channels + group * inPerGroup) * shape.inputCount
+            if inPlace {
+                planes = UnsafeMutablePointer(mutating: groupInput)
+            } else {
+                Self.pad(groupInput, into: planes, phases, shape, channels: inPerGroup)
+            }
             let result = out + plane * outPerGroup * shape.outputCount
             let bias = sums.bias.map { $0 + group * outPerGroup }
             let residual = sums.residual.map { $0 + (result - out) }
