@@ -18,12 +18,19 @@ struct HostBufferPoolTests {
         return try #require(raw)
     }
 
+    /// Blocks of these sizes given to `pool` in order.
+    private func given(_ sizes: [Int], to pool: HostBufferPool) throws -> [UnsafeMutableRawPointer] {
+        try sizes.map { size in
+            let pointer = try block(size)
+            pool.give(pointer, capacity: size)
+            return pointer
+        }
+    }
+
     @Test func takesTheMostRecentlyReturnedBlockThatFits() throws {
         let pool = HostBufferPool(budget: 64 << 20)
-        let (older, newer, tooSmall) = (try block(256 * kib), try block(512 * kib), try block(192 * kib))
-        pool.give(older, capacity: 256 * kib)
-        pool.give(newer, capacity: 512 * kib)
-        pool.give(tooSmall, capacity: 192 * kib)
+        let blocks = try given([256 * kib, 512 * kib, 192 * kib], to: pool)
+        let (older, newer) = (blocks[0], blocks[1])
         let first = try #require(pool.take(256 * kib))
         #expect(first.pointer == newer && first.capacity == 512 * kib)
         let second = try #require(pool.take(256 * kib))
@@ -35,8 +42,7 @@ struct HostBufferPoolTests {
 
     @Test func leavesBlocksFarLargerThanTheRequest() throws {
         let pool = HostBufferPool(budget: 64 << 20)
-        let large = try block(4 << 20)
-        pool.give(large, capacity: 4 << 20)
+        let large = try given([4 << 20], to: pool)[0]
         #expect(pool.take(128 * kib) == nil, "4 MiB is more than \(HostBufferPool.largestReuseFactor) × 128 KiB")
         let taken = try #require(pool.take(512 * kib))
         #expect(taken.pointer == large && pool.pooledBytes == 0)
@@ -45,27 +51,24 @@ struct HostBufferPoolTests {
 
     @Test func smallRequestsAreNotPooled() throws {
         let pool = HostBufferPool(budget: 64 << 20)
-        pool.give(try block(256 * kib), capacity: 256 * kib)
+        _ = try given([256 * kib], to: pool)
         #expect(pool.take(64 * kib) == nil)
         #expect(pool.pooledBytes == 256 * kib)
     }
 
     @Test func freesTheLeastRecentlyReturnedBeyondTheBudget() throws {
         let pool = HostBufferPool(budget: 1 << 20)
-        let (first, second, third) = (try block(512 * kib), try block(512 * kib), try block(256 * kib))
-        pool.give(first, capacity: 512 * kib)
-        pool.give(second, capacity: 512 * kib)
-        pool.give(third, capacity: 256 * kib)
+        let blocks = try given([512 * kib, 512 * kib, 256 * kib], to: pool)
         #expect(pool.pooledBytes == 768 * kib, "the first block is freed to make room")
         let taken = try #require(pool.take(512 * kib))
-        #expect(taken.pointer == second)
+        #expect(taken.pointer == blocks[1])
         #expect(pool.take(512 * kib) == nil)
         free(taken.pointer)
     }
 
     @Test func aReusedLargerBlockGoesBackWhole() throws {
         let pool = HostBufferPool(budget: 64 << 20)
-        pool.give(try block(1 << 20), capacity: 1 << 20)
+        _ = try given([1 << 20], to: pool)
         let taken = try #require(pool.take(HostBufferPool.capacity(for: 200 * kib)))
         #expect(taken.capacity == 1 << 20)
         pool.give(taken.pointer, capacity: taken.capacity)
