@@ -168,7 +168,8 @@ extension Samples {
             input([52, 80, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], clamp: OutputClamp(lower: -0.5, upper: 0.5),
             residual: .contiguous),
         // Output channels across the lanes (te_conv_channels): a panel and a half, tiles of 14
-        // positions and a ragged last one, three blocks of k, dilations, stride 2 (phase planes).
+        // positions and a ragged last one, several blocks of k, dilations, stride 2 (phase planes),
+        // a pointwise convolution reading its input in place.
         convolutionSample(
             "channels in the lanes: 48 on 13 x 13, bias, residual, relu", input([1, 16, 13, 13]),
             input([48, 16, 3, 3]), bias: true, padding: [(1, 1), (1, 1)], clamp: .relu, residual: .contiguous),
