@@ -62,15 +62,19 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
 
     /// Seconds a cost of this class takes on this device by a roofline estimate: compute and
     /// memory time overlapped, plus a fixed cost per launch (and per operand beyond the first,
-    /// which devices bind one by one), per line and per operation.
-    func seconds(for cost: Cost, costClass: CostClass, operands: Int = 1) -> Double {
+    /// which devices bind one by one), per line and per operation. `streamedBytes` of the work's
+    /// operands come from memory beyond the cache (``memory``'s rate; the planner passes a
+    /// model's weights when they outgrow the cache together), overlapped as well.
+    func seconds(for cost: Cost, costClass: CostClass, operands: Int = 1, streamedBytes: Double = 0) -> Double {
         let bookkeeping = cost.operations * secondsPerOperation
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return bookkeeping }
         let row = row(costClass)
         let compute = cost.flops / (row.gflops(forFLOPs: cost.flops) * 1e9)
         let memory = cost.bytesMoved / (gbPerSecond(row, bytes: cost.bytesMoved) * 1e9)
+        let streaming = self.memory.map { streamedBytes / (Swift.min($0.gbPerSecond, row.gbPerSecond) * 1e9) } ?? 0
         let launch = row.launchSeconds + Double(Swift.max(0, operands - 1)) * row.secondsPerOperand
-        return Swift.max(compute, memory) + cost.lines * row.secondsPerLine + cost.launches * launch + bookkeeping
+        return Swift.max(compute, memory, streaming) + cost.lines * row.secondsPerLine + cost.launches * launch
+            + bookkeeping
     }
 
     /// The GB/s of work of this row moving `bytes`: the row's own while they fit in the cache,

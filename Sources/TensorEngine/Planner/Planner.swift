@@ -118,12 +118,23 @@ package struct Planner {
             for b in positions { seconds[b] = transferSeconds(source.signature.byteCount, from: space, to: b) }
             arrival[source.id] = seconds
         }
+        // The graph's sources (a model's weights, its inputs) are read afresh by every evaluation:
+        // when together they outgrow a device's last-level cache, each step streams the sources
+        // it reads from memory (MiniLM-L6's 90 MB of weights), however few bytes the step moves.
+        let sourceIDs = Set(sources.map(\.id))
+        let sourceBytes = sources.reduce(0.0) { $0 + Double($1.signature.byteCount) }
         var options:
             [(supported: [Int], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [Int])] =
                 []
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
             let opCost = Self.cost(of: candidate)
+            // At most the bytes the op reads (a gather reads a few rows of its table).
+            let sourceOperandBytes = Swift.min(
+                opCost.cost.bytesRead,
+                candidate.operands.reduce(0.0) { total, operand in
+                    total + (sourceIDs.contains(operand.id) ? Double(operand.signature.byteCount) : 0)
+                })
             var cost = opCost.cost
             var seconds = PerBackend<Double>()
             var total = PerBackend<Double>()
@@ -134,7 +145,10 @@ package struct Planner {
                 let own: Double
                 switch allowed[b].capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature) {
                 case .kernel:
-                    own = estimate(opCost, operands: candidate.operands.count, on: b)
+                    let cache = allowedProfiles[b]?.memory?.cacheBytes ?? .infinity
+                    own = estimate(
+                        opCost, operands: candidate.operands.count, on: b,
+                        streamedBytes: sourceBytes > cache ? sourceOperandBytes : 0)
                 case .lowered(let parts):
                     own = parts.reduce(0.0) { total, part in
                         var partCost = part.op.descriptor.cost(part.op, part.inputs, part.output)
@@ -266,9 +280,11 @@ package struct Planner {
         return profiles[device.id]?.transferSeconds(bytes: Double(bytes)) ?? 0
     }
 
-    /// Seconds of a priced cost on an allowed backend's device (0 without a profile).
-    func estimate(_ cost: OpCost, operands: Int, on backend: Int) -> Double {
-        allowedProfiles[backend]?.seconds(for: cost.cost, costClass: cost.costClass, operands: operands) ?? 0
+    /// Seconds of a priced cost on an allowed backend's device (0 without a profile), at least
+    /// the time to stream `streamedBytes` of its operands from memory.
+    func estimate(_ cost: OpCost, operands: Int, on backend: Int, streamedBytes: Double = 0) -> Double {
+        allowedProfiles[backend]?.seconds(
+            for: cost.cost, costClass: cost.costClass, operands: operands, streamedBytes: streamedBytes) ?? 0
     }
 
     /// The cost of a step from the op table: the op's cost rule, or for a fused region one pass

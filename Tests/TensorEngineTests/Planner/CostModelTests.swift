@@ -78,6 +78,45 @@ struct CostModelTests {
         #expect(abs(seconds(10 * cache, .movement) - 10 * cache / 5e9) < 1e-15)
     }
 
+    /// Operand bytes streamed from memory (a model's weights beyond the cache) bound the time
+    /// from below like the work's own bytes, at the memory's rate; without memory terms, nothing.
+    @Test func streamedOperandsBoundTheTime() {
+        var profile = PlannerTests.profile(.openblas, gflops: 100, bandwidth: 50, launch: 0, link: nil)
+        let product = Cost(flops: 2e6, bytesRead: 1e6, launches: 0)
+        #expect(profile.seconds(for: product, costClass: .matmul, streamedBytes: 4e6) == 2e6 / 100e9)
+        profile.memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 20)
+        #expect(profile.seconds(for: product, costClass: .matmul) == 2e6 / 100e9, "compute-bound in cache")
+        #expect(abs(profile.seconds(for: product, costClass: .matmul, streamedBytes: 4e6) - 4e6 / 20e9) < 1e-15)
+        #expect(profile.seconds(for: product, costClass: .matmul, streamedBytes: 1e3) == 2e6 / 100e9)
+    }
+
+    /// The planner streams a step's source operands only when the graph's sources together
+    /// outgrow the cache: a product by a 4 MB weight beside 40 MB of other weights is priced at
+    /// the memory's rate for its weight, alone at its arithmetic's.
+    @Test func weightsBeyondTheCacheAreStreamed() throws {
+        var profile = PlannerTests.profile(.openblas, gflops: 1000, bandwidth: 1000, launch: 0, link: nil)
+        profile.memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 20)
+        let planner = Planner(
+            backends: [SyntheticDevice(id: .openblas, memorySpace: .host)], profiles: [.openblas: profile],
+            policy: .only(.openblas))
+        let x = Tensor(shape: [4, 1000], scalars: [Float](repeating: 1, count: 4000))
+        let weight = Tensor(shape: [1000, 1000], scalars: [Float](repeating: 0.5, count: 1_000_000))
+        func productSeconds(_ targets: [Tensor]) throws -> Double {
+            let plan = ComputePlan(try planner.plan(targets: targets.compactMap(\.node)), cached: false)
+            return try #require(plan.operations.first { $0.op == "matmul" }).estimatedCost.seconds
+        }
+        let alone = try productSeconds([x.matmul(weight)])
+        #expect(alone < 1e-5, "8 MFLOP at 1000 GFLOP/s, its 4 MB in cache: \(alone)")
+        let others = Tensor(shape: [10_000, 1000], scalars: [Float](repeating: 2, count: 10_000_000))
+        let beside = try productSeconds([x.matmul(weight), others.sum()])
+        #expect(abs(beside - 4.016e6 / 20e9) < 1e-9, "its 4 MB weight and 16 kB input at 20 GB/s: \(beside)")
+        // A gather streams the rows it reads, not its whole 40 MB table.
+        let rows = others.gathering(atIndices: Tensor([1, 5, 7] as [Int32]), alongAxis: 0)
+        let plan = ComputePlan(try planner.plan(targets: [rows].compactMap(\.node)), cached: false)
+        let gather = try #require(plan.operations.first { $0.op == "gather" }).estimatedCost.seconds
+        #expect(gather < 1e-5, "3 rows of 4 kB: \(gather)")
+    }
+
     /// Sizes of caches as sysfs writes them.
     @Test func cacheSizesParse() {
         #expect(HostCaches.parseSize("32768K") == 32 << 20)
