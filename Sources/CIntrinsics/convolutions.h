@@ -17,8 +17,6 @@
 
 #include "products.h"
 
-typedef float te_conv_v16sf __attribute__((vector_size(64)));
-
 /// Positions of one output row per tile: 2 × 14 sums, the two filter vectors and a broadcast fill
 /// the 32 vector registers.
 enum { TE_CONV_POSITIONS = 14 };
@@ -52,7 +50,7 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
             }
         }
     }
-    const te_conv_v16sf zero = (te_conv_v16sf)(te_float16)0;
+    const te_v16sf zero = (te_v16sf)(te_float16)0;
     const unsigned short lanes = (unsigned short)((1u << positions) - 1u);
 #pragma clang loop unroll(full)
     for (int h = 0; h < halves; h++) {
@@ -72,12 +70,9 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
         for (int j = 0; j < 16; j++) {
             if (j >= valid) break;
             const long offset = (16 * h + j) * plane + at;
-            te_float16 v = columns[j];
-            if (residual) {
-                v += (te_float16)__builtin_ia32_loadups512_mask(residual + offset, zero, lanes);
-                if (bounds) v = te_bounded16(v, bounds[0], bounds[1]);
-            }
-            __builtin_ia32_storeups512_mask(c + offset, (te_conv_v16sf)v, lanes);
+            // The bias is in already, and without a residual the bound too.
+            te_store_lanes(c + offset, lanes, columns[j], 0, 0, residual ? residual + offset : NULL,
+                           residual ? bounds : NULL);
         }
     }
 }

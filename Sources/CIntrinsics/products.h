@@ -17,6 +17,8 @@
 /// Sixteen floats (one zmm register), and the same type at float alignment for unaligned access.
 typedef float te_float16 __attribute__((ext_vector_type(16)));
 typedef float te_float16u __attribute__((ext_vector_type(16), aligned(4)));
+/// Sixteen floats as the AVX-512 builtins (masked loads and stores, maxima) take them.
+typedef float te_v16sf __attribute__((vector_size(64)));
 
 /// Rows of A per micro-tile (at most), columns of B per micro-tile, and the cache blocks: a packed
 /// B panel of TE_KC × 32 floats (32 KiB) stays in L1 while every A tile of a TE_MC-row block
@@ -58,7 +60,6 @@ te_bounded16(te_float16 v, te_float16 lower, te_float16 upper) {
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_store_lanes(float *base, unsigned short mask, te_float16 sum, int accumulate, float bias, const float *residual,
                const float *bounds) {
-    typedef float te_v16sf __attribute__((vector_size(64)));
     const te_v16sf zero = (te_v16sf)(te_float16)0;
     te_float16 v;
     if (accumulate) {

@@ -15,8 +15,6 @@
 
 #include "products.h"
 
-typedef float te_window_v16sf __attribute__((vector_size(64)));
-
 /// Output rows per block of the depthwise kernel.
 enum { TE_DEPTHWISE_ROWS = 4 };
 
@@ -39,13 +37,13 @@ static inline __attribute__((always_inline)) TE_AVX512 void
 te_window_taps(const int stride, const float *line, long first, int kw, const unsigned short *lanes,
                te_float16 fill, te_float16 taps[2]) {
     if (stride == 1) {
-        taps[0] = (te_float16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
+        taps[0] = (te_float16)__builtin_ia32_loadups512_mask(line + first + kw, (te_v16sf)fill, lanes[0]);
         return;
     }
     const te_float16 low =
-        (te_float16)__builtin_ia32_loadups512_mask(line + first + kw, (te_window_v16sf)fill, lanes[0]);
+        (te_float16)__builtin_ia32_loadups512_mask(line + first + kw, (te_v16sf)fill, lanes[0]);
     const te_float16 high =
-        (te_float16)__builtin_ia32_loadups512_mask(line + first + kw + 16, (te_window_v16sf)fill, lanes[1]);
+        (te_float16)__builtin_ia32_loadups512_mask(line + first + kw + 16, (te_v16sf)fill, lanes[1]);
     taps[0] = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     taps[1] = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
@@ -61,7 +59,7 @@ te_depthwise_block(const int kernelRows, const int kernelColumns, const int stri
                    const float *input, long rows, long columns, float *output, const float *residual, long outRows,
                    long outColumns, const te_float16 *weights, long top, long left, long row, long column,
                    float bias, const float *bounds) {
-    const te_window_v16sf zero = (te_window_v16sf)(te_float16)0;
+    const te_v16sf zero = (te_v16sf)(te_float16)0;
     te_float16 sum[TE_DEPTHWISE_ROWS][2];
     long first[2];
     unsigned short lanes[2][8][2];
@@ -110,7 +108,7 @@ te_depthwise_block(const int kernelRows, const int kernelColumns, const int stri
             te_float16 value = sum[r][v];
             if (residual) value += (te_float16)__builtin_ia32_loadups512_mask(residual + at, zero, mask);
             if (bounds) value = te_bounded16(value, bounds[0], bounds[1]);
-            __builtin_ia32_storeups512_mask(output + at, (te_window_v16sf)value, mask);
+            __builtin_ia32_storeups512_mask(output + at, (te_v16sf)value, mask);
         }
     }
 }
@@ -187,8 +185,8 @@ te_pool_strip(const int average, const int kernelColumns, const int stride, cons
             } else {
                 // `vmaxps` itself (a NaN is tracked apart): `__builtin_elementwise_max` would
                 // order NaNs as `fmaxf` does, three instructions.
-                *total = (te_float16)__builtin_ia32_maxps512((te_window_v16sf)*total, (te_window_v16sf)value, 4);
-                *nans |= (unsigned short)__builtin_ia32_cmpps512_mask((te_window_v16sf)value, (te_window_v16sf)value,
+                *total = (te_float16)__builtin_ia32_maxps512((te_v16sf)*total, (te_v16sf)value, 4);
+                *nans |= (unsigned short)__builtin_ia32_cmpps512_mask((te_v16sf)value, (te_v16sf)value,
                                                                       3 /* unordered */, 0xFFFF, 4);
             }
         }
@@ -238,14 +236,14 @@ te_pool_row(const int average, const int kernelColumns, const int stride, const 
             te_float16 value = total[v];
             if (average) {
                 const te_float16 divisors =
-                    (te_float16)__builtin_ia32_loadups512_mask(columnDivisors + at, (te_window_v16sf)(te_float16)1.0f,
+                    (te_float16)__builtin_ia32_loadups512_mask(columnDivisors + at, (te_v16sf)(te_float16)1.0f,
                                                                 mask);
                 value /= divisors * rowDivisor;
             } else {
                 const te_float16 nan = __builtin_nanf("");
-                value = (te_float16)__builtin_ia32_selectps_512(nans[v], (te_window_v16sf)nan, (te_window_v16sf)value);
+                value = (te_float16)__builtin_ia32_selectps_512(nans[v], (te_v16sf)nan, (te_v16sf)value);
             }
-            __builtin_ia32_storeups512_mask(target + at, (te_window_v16sf)value, mask);
+            __builtin_ia32_storeups512_mask(target + at, (te_v16sf)value, mask);
         }
     }
 }
