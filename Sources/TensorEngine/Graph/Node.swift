@@ -8,7 +8,8 @@ package final class Node: Sendable {
     /// A process-unique identity, increasing in creation order (so operands have smaller ids).
     let id: UInt64
     let op: Op
-    let inputs: [Node]
+    /// The operands. Only `deinit` writes them, taking a dying chain apart (see there).
+    nonisolated(unsafe) private(set) var inputs: [Node]
     package let signature: TensorSignature
     /// Where the result's elements sit in its buffer. Every op but a view and an append writes a
     /// fresh row-major buffer; a view's layout follows from its operand's and an append's from its
@@ -27,6 +28,23 @@ package final class Node: Sendable {
         self.layout = data?.layout ?? Node.layout(of: op, inputs: inputs, signature: signature)
         self.location = location
         self.result = Guarded(data)
+    }
+
+    /// Releases the operands without recursion. Left to Swift, releasing the last tensor of a long
+    /// chain (a loop of a million recorded steps) frees each node from inside its user's `deinit`,
+    /// one stack frame per node, and overflows the stack. Here an operand that this node alone
+    /// holds gives up its own operands to the list first, so it is freed with none and each
+    /// `deinit` runs to its end before the next node is freed.
+    deinit {
+        guard !inputs.isEmpty else { return }
+        var dying: [Node] = []
+        swap(&dying, &inputs)
+        while var node = dying.popLast() {
+            guard isKnownUniquelyReferenced(&node), !node.inputs.isEmpty else { continue }
+            var operands: [Node] = []
+            swap(&operands, &node.inputs)
+            dying.append(contentsOf: operands)
+        }
     }
 
     private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {

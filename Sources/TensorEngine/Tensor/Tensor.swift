@@ -14,17 +14,26 @@
 /// ``error``), later operations pass that first error along, and materialization throws it.
 public struct Tensor: Sendable {
     package let node: Node?
+    /// The error, boxed: a tensor is two references wide, so the thousands of copies a graph's
+    /// recording makes retain two objects rather than copy an error's strings and arrays.
+    private let failure: Failure?
+
     /// The first error in this tensor's history, or `nil` if it is valid.
-    public let error: TensorError?
+    public var error: TensorError? { failure?.error }
+
+    private final class Failure: Sendable {
+        let error: TensorError
+        init(_ error: TensorError) { self.error = error }
+    }
 
     init(node: Node) {
         self.node = node
-        self.error = nil
+        self.failure = nil
     }
 
     init(failed error: TensorError) {
         self.node = nil
-        self.error = error
+        self.failure = Failure(error)
     }
 
     /// The extent of each dimension (`[]` for a tensor that carries an error).

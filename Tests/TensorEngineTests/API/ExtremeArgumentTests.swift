@@ -76,4 +76,15 @@ struct ExtremeArgumentTests {
         #expect(MemoryLimit.parse("\(Int.max)K") == nil)
         #expect(MemoryLimit.parse("8589934591G") == 8_589_934_591 << 30)
     }
+
+    /// A chain of half a million recorded steps, evaluated and then let go: its nodes are freed
+    /// one after another, not from inside each other's `deinit` (which would take a stack frame
+    /// per node and overflow the stack). Each step adds 1 to an integer: the result is exact.
+    @Test func aLongChainIsEvaluatedAndFreedWithoutRecursion() async throws {
+        var chain = Tensor(shape: [1], scalars: [0] as [Int32])
+        for _ in 0..<500_000 { chain = chain + 1 }
+        #expect(try await chain.shapedArray(of: Int32.self).scalars == [500_000])
+        chain = Tensor(shape: [1], scalars: [0] as [Int32])
+        #expect(chain.node?.inputs.isEmpty == true)
+    }
 }
