@@ -22,16 +22,21 @@ package struct Executor {
     /// Runs the plan and returns the targets' values on the host, row-major, except those marked
     /// in `inPlace` (by target), which stay where the steps left them, in their own layout: a
     /// state's cache kept on its device, in its growable buffer.
-    func run(_ plan: Plan, inPlace: [Bool] = []) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
-        let (results, statistics, _) = try run(plan, measure: false, inPlace: inPlace)
+    ///
+    /// `bindings` give sources other values than their nodes hold, by position: a prepared
+    /// model's plan run again on new inputs, without a copy of its nodes per call.
+    func run(
+        _ plan: Plan, bindings: [(position: Int, value: Value)] = [], inPlace: [Bool] = []
+    ) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics) {
+        let (results, statistics, _) = try run(plan, measure: false, bindings: bindings, inPlace: inPlace)
         return (results, statistics)
     }
 
     /// Runs the plan; in measure mode, synchronises after each step and returns its seconds.
     func run(
-        _ plan: Plan, measure: Bool, inPlace: [Bool] = []
+        _ plan: Plan, measure: Bool, bindings: [(position: Int, value: Value)] = [], inPlace: [Bool] = []
     ) throws(TensorError) -> (results: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
-        let (values, statistics, stepSeconds) = try runSteps(plan, measure: measure)
+        let (values, statistics, stepSeconds) = try runSteps(plan, measure: measure, bindings: bindings)
         var results: [Value] = []
         results.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
@@ -46,7 +51,9 @@ package struct Executor {
         try runSteps(plan, measure: false).values
     }
 
-    private func runSteps(_ plan: Plan, measure: Bool) throws(TensorError) -> (values: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
+    private func runSteps(
+        _ plan: Plan, measure: Bool, bindings: [(position: Int, value: Value)] = []
+    ) throws(TensorError) -> (values: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         var stepSeconds: [Double] = []
         let nodes = plan.nodes
         let steps = plan.steps
@@ -67,8 +74,9 @@ package struct Executor {
         var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         var liveBytes = 0
 
+        for binding in bindings { slots[binding.position].value = binding.value }
         for position in plan.template.targets { slots[position].remaining += 1 }
-        for index in steps.indices { for operand in steps[index].operands { slots[operand].remaining += 1 } }
+        for step in steps { for operand in step.operands { slots[operand].remaining += 1 } }
 
         func release(_ position: Int) {
             slots[position].remaining -= 1
@@ -82,10 +90,10 @@ package struct Executor {
 
         // The previous step's backend, looked up again only when a step's differs.
         var previous: (id: BackendID, backend: any Backend)?
-        for index in steps.indices {
-            let output = steps[index].output
+        for step in steps {
+            let output = step.output
             let node = nodes[output]
-            let backendID = steps[index].backend
+            let backendID = step.backend
             let backend: any Backend
             if let previous, previous.id == backendID {
                 backend = previous.backend
@@ -98,11 +106,11 @@ package struct Executor {
                 previous = (backendID, found)
             }
             var inputs: [Value] = []
-            inputs.reserveCapacity(steps[index].operands.count)
+            inputs.reserveCapacity(step.operands.count)
             // The position whose buffer the output shares, if it is an operand's (a view).
             var sharedMaker = -1
             var fresh = true
-            for operand in steps[index].operands {
+            for operand in step.operands {
                 guard var value = slots[operand].value ?? nodes[operand].storedResult else {
                     throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
@@ -114,13 +122,14 @@ package struct Executor {
             }
             if measure { try backend.synchronize() }
             let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
-            let result = try backend.execute(plan.kernel(of: steps[index]), inputs: inputs, output: node.signature)
+            let kernel: Kernel = if let region = step.region { .fused(region) } else { .op(node.op) }
+            let result = try backend.execute(kernel, inputs: inputs, output: node.signature)
             if measure {
                 try backend.synchronize()
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
             }
             statistics.steps += 1
-            for (operand, input) in zip(steps[index].operands, inputs) where input.buffer === result.buffer {
+            for (operand, input) in zip(step.operands, inputs) where input.buffer === result.buffer {
                 fresh = false
                 // An operand moved between memory spaces is a copy the statistics do not count.
                 if let held = slots[operand].value, held.buffer === result.buffer { sharedMaker = slots[operand].maker }
@@ -138,7 +147,7 @@ package struct Executor {
                 slots[output].maker = sharedMaker
                 bufferReaders[sharedMaker] += 1
             }
-            for operand in steps[index].operands { release(operand) }
+            for operand in step.operands { release(operand) }
         }
 
         var values: [Value] = []

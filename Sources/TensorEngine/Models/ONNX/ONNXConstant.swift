@@ -81,6 +81,14 @@ struct ONNXConstant: Sendable, Hashable {
         guard let type = dataType.engineType else {
             throw ModelError(.unsupportedType, "the engine cannot hold \(dataType) values")
         }
+        // A one-element real constant is the engine's shared scalar of that value (as ONNX
+        // Runtime shares equal scalar initializers): a graph's thousand `x * 0.5`s read one
+        // node, and a fused region of them one operand.
+        if case .reals(let values) = values, values.count == 1, shape.allSatisfy({ $0 == 1 }),
+            type == .float32 || type == .float16 || type == .float64
+        {
+            return Tensor.scalar(values[0], type, shape: shape)
+        }
         switch type {
         case .float32: return Tensor.constant(reals.map { Float($0) }, shape: shape, op: "onnx constant", at: nil)
         case .float16:

@@ -36,19 +36,20 @@ final class ONNXPreparedPrediction: Sendable {
     /// Runs the plan on new inputs of the prepared shapes (their tensors are evaluated first when
     /// they are themselves pending graphs).
     func run(_ inputs: [String: Tensor]) throws(TensorError) -> [String: Tensor] {
-        var nodes = plan.nodes
         var pending: [Tensor] = []
         for name in inputPositions.keys {
             guard let tensor = inputs[name] else { continue }
             if tensor.node?.storedResult == nil { pending.append(tensor) }
         }
         if !pending.isEmpty { try Tensor.evaluateNow(pending) }
+        var bindings: [(position: Int, value: Value)] = []
+        bindings.reserveCapacity(inputPositions.count)
         for (name, position) in inputPositions {
-            guard let node = inputs[name]?.node else { continue }
-            nodes[position] = node
+            guard let value = inputs[name]?.node?.storedResult else { continue }
+            bindings.append((position, value))
         }
-        let bound = Plan(nodes: nodes, template: plan.template, targets: plan.targets, policy: plan.policy)
-        let (results, _) = try Executor(backends: Engine.shared.backends).run(bound, inPlace: inPlace)
+        let (results, _) = try Executor(backends: Engine.shared.backends).run(
+            plan, bindings: bindings, inPlace: inPlace)
         var outputs = constantOutputs
         for (name, value) in zip(targetNames, results) {
             outputs[name] = Tensor.constant(value: value, op: "prediction")
