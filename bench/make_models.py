@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the small ONNX convolution models of the onnx-conv* benchmark workloads into bench/models/.
+"""Writes the small ONNX models of the onnx-conv*, onnx-resnet-block-64 and onnx-dispatch-1000 benchmark
+workloads into bench/models/.
 
-    python3 bench/make_conv_models.py
+    python3 bench/make_models.py
 
 Needs onnx and numpy. Every model is float32, opset 17, with one input "x" and one output "y", and
 fixed-seed NumPy weights (conv weights ~ N(0, 1/fan_in), biases and BatchNorm shifts ~ N(0, 0.1^2),
@@ -10,7 +11,9 @@ BatchNorm scales and variances ~ U(0.5, 1.5)):
 - conv3x3-64.onnx: Conv 3x3, 64 -> 64, pads 1, with bias, on x [1, 64, 56, 56];
 - conv1x1-256.onnx: Conv 1x1, 256 -> 64, with bias, on x [1, 256, 56, 56];
 - depthwise3x3-32.onnx: Conv 3x3, group 32, 32 -> 32, pads 1, with bias, on x [1, 32, 112, 112];
-- resnet-block-64.onnx: Relu(BN(Conv3x3(Relu(BN(Conv3x3(x))))) + x), 64 channels, on x [1, 64, 56, 56].
+- resnet-block-64.onnx: Relu(BN(Conv3x3(Relu(BN(Conv3x3(x))))) + x), 64 channels, on x [1, 64, 56, 56];
+- dispatch-1000.onnx: 1000 scalar steps on x [] (a scalar), x * 1.0001 at even steps and x + 0.0001 at odd
+  ones, each with its own constant: the graph bench/peers.py gives onnxruntime for dispatch-1000.
 
 It then prints, for each model and for the onnx-light-* models of ONNX's test data (when
 scripts/fetch-onnx-tests.sh has put them in $TENSORENGINE_ONNX_TESTS_DIR), the FLOPs and essential
@@ -59,6 +62,9 @@ class Builder:
         self.nodes.append(helper.make_node("BatchNormalization", inputs, [name], name=name, epsilon=1e-5))
         return name
 
+    def scalar(self, value, name):
+        return self.constant(name, np.asarray(value, dtype=np.float32))
+
     def op(self, op_type, inputs, name):
         self.nodes.append(helper.make_node(op_type, inputs, [name], name=name))
         return name
@@ -69,7 +75,7 @@ class Builder:
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
                                   initializer=self.initializers)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                                  producer_name="make_conv_models.py")
+                                  producer_name="make_models.py")
         model.ir_version = IR_VERSION
         onnx.checker.check_model(model, full_check=True)
         onnx.save_model(model, str(MODELS / file))
@@ -94,6 +100,18 @@ def conv_models():
     h = b.op("Add", [b.batch_norm(b.conv(h, 64, 64, 3, "conv2", pads=1), 64, "bn2"), "x"], "add")
     b.op("Relu", [h], "y")
     yield b.save("resnet-block-64.onnx", [1, 64, 56, 56], [1, 64, 56, 56])
+
+
+def dispatch_model():
+    b = Builder(np.random.default_rng(5))
+    value = "x"
+    for step in range(1000):
+        last = step == 999
+        if step % 2 == 0:
+            value = b.op("Mul", [value, b.scalar(1.0001, f"c{step}")], "y" if last else f"mul{step}")
+        else:
+            value = b.op("Add", [value, b.scalar(0.0001, f"c{step}")], "y" if last else f"add{step}")
+    return b.save("dispatch-1000.onnx", [], [])
 
 
 def cost(path):
@@ -129,6 +147,7 @@ def cost(path):
 def main():
     MODELS.mkdir(exist_ok=True)
     paths = list(conv_models())
+    paths.append(dispatch_model())
     print(f"{'model':<26} {'file bytes':>10} {'flops':>14} {'bytes':>12}")
     for path in paths + [LIGHT / f"light_{n}.onnx" for n in ("resnet50", "squeezenet")]:
         if path.is_file():

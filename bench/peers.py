@@ -14,8 +14,8 @@ Each framework runs only when it is installed. To install them in a virtual envi
 The minilm-* workloads (all-MiniLM-L6-v2, fetched by scripts/fetch-model.sh) run through
 sentence-transformers' `encode` on PyTorch, as `torch` rows, when it and the model are present.
 The onnx-* workloads run in onnxruntime only: onnx-minilm-* on the MiniLM exports, onnx-conv3x3-64,
-onnx-conv1x1-256, onnx-depthwise3x3-32 and onnx-resnet-block-64 on bench/models/*.onnx (written by
-bench/make_conv_models.py), onnx-light-* on ONNX's light test models (scripts/fetch-onnx-tests.sh).
+onnx-conv1x1-256, onnx-depthwise3x3-32, onnx-resnet-block-64 and onnx-dispatch-1000 on bench/models/*.onnx
+(written by bench/make_models.py), onnx-light-* on ONNX's light test models (scripts/fetch-onnx-tests.sh).
 The kernel workloads (gemm-*, softmax-*, attention, bert-layer, ...) run in onnxruntime too, as ONNX
 graphs built here in memory (`onnx_graph`: the same ops, on the NumPy rows' inputs), so every
 row but the sentence-transformers ones has an onnxruntime figure.
@@ -81,7 +81,7 @@ WORKLOADS = [
     spec("onnx-minilm-l6-b1", False, 2 * 12 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     spec("onnx-minilm-l6-b32", False, 2 * 32 * 20 * 6 * (4 * 384 * 384 + 2 * 384 * 1536), 6 * (4 * 384 * 384 + 2 * 384 * 1536) * 4, False),
     # FLOPs: 2 * output elements * input channels per group * kernel elements, summed over the Conv nodes;
-    # bytes: weights (and biases, BatchNorm parameters) + input + output. bench/make_conv_models.py prints
+    # bytes: weights (and biases, BatchNorm parameters) + input + output. bench/make_models.py prints
     # both for each model, from onnx shape inference.
     spec("onnx-conv3x3-64", True, 2 * 64 * 56 * 56 * 64 * 9, (64 * 64 * 9 + 64 + 2 * 64 * 56 * 56) * 4, False),
     spec("onnx-conv1x1-256", False, 2 * 64 * 56 * 56 * 256,
@@ -94,6 +94,7 @@ WORKLOADS = [
     spec("onnx-light-resnet50", False, 8_174_272_512, 103_046_720, False),
     spec("onnx-light-squeezenet", False, 698_303_872, 5_548_096, False),
     spec("dispatch-1000", True, 1000, 8, False),
+    spec("onnx-dispatch-1000", False, 1000, 8, False),
 ]
 
 # The onnx-minilm-* workloads: the same model files tensorbench runs (Workload+ONNX.swift), on the
@@ -146,8 +147,9 @@ MINILM_SENTENCES = {
 }
 
 
-# The onnx-* workloads on bench/models/<name without onnx->.onnx (written by bench/make_conv_models.py).
-CONV_MODELS = ("onnx-conv3x3-64", "onnx-conv1x1-256", "onnx-depthwise3x3-32", "onnx-resnet-block-64")
+# The onnx-* workloads on bench/models/<name without onnx->.onnx (written by bench/make_models.py).
+CONV_MODELS = ("onnx-conv3x3-64", "onnx-conv1x1-256", "onnx-depthwise3x3-32", "onnx-resnet-block-64",
+               "onnx-dispatch-1000")
 
 
 def onnx_file(name):
@@ -514,7 +516,7 @@ class OnnxRuntimePeer:
     def file_inputs(self, name, path):
         if not os.path.isfile(path):
             fetch = "scripts/fetch-onnx-tests.sh, or set TENSORENGINE_ONNX_TESTS_DIR" if name.startswith(
-                "onnx-light-") else "python3 bench/make_conv_models.py"
+                "onnx-light-") else "python3 bench/make_models.py"
             raise Unsupported("no model", f"{path} not found ({fetch})")
         session = self.session(path)
         (declared,) = session.get_inputs()

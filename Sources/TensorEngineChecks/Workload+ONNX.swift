@@ -11,7 +11,7 @@ package struct ONNXWorkload: Sendable {
         case miniLML3
         /// all-MiniLM-L6-v2 exported by scripts/export_minilm_onnx.py (needs torch).
         case miniLML6
-        /// `bench/models/NAME.onnx`, written by bench/make_conv_models.py (committed).
+        /// `bench/models/NAME.onnx`, written by bench/make_models.py (committed).
         case bench(String)
         /// ONNX's light model `light/light_NAME.onnx` (scripts/fetch-onnx-tests.sh).
         case light(String)
@@ -62,7 +62,7 @@ package struct ONNXWorkload: Sendable {
             switch self {
             case .miniLML3: "run scripts/fetch-onnx-model.sh"
             case .miniLML6: "run scripts/fetch-minilm-onnx.sh (the export needs torch)"
-            case .bench: "run bench/make_conv_models.py"
+            case .bench: "run bench/make_models.py"
             case .light: "run scripts/fetch-onnx-tests.sh"
             case .fixture: "run the fixture script beside it in Tests/TensorEngineTests/Fixtures/onnx"
             }
@@ -248,7 +248,7 @@ extension Workload {
     }
 
     /// A convolutional model on one image: `bench/models/NAME.onnx` on a standard normal input,
-    /// or a light model on ONNX's runner input; FLOPs and bytes as bench/make_conv_models.py
+    /// or a light model on ONNX's runner input; FLOPs and bytes as bench/make_models.py
     /// counts them (2·outputs·C/groups·kernel per convolution; weights, input and output once).
     static func onnxImage(
         _ export: ONNXWorkload.Export, summary: String, flops: Double, bytes: Int, quick: Bool

@@ -217,6 +217,11 @@ extension Workload {
                 for step in 0..<1000 { t = step % 2 == 0 ? t * 1.0001 : t + 0.0001 }
                 return [t]
             }),
+        Workload(
+            name: "onnx-dispatch-1000",
+            summary: "dispatch-1000's graph as an ONNX model (bench/models/dispatch-1000.onnx), run prepared",
+            quick: false, reference: .none, essentialBytes: 8, flops: 1000,
+            body: .onnxModel(ONNXWorkload(export: .bench("dispatch-1000"), inputs: .normal))),
     ]
 
     /// The workload with a name, if any.
