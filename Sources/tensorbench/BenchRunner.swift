@@ -151,9 +151,10 @@ struct BenchRunner {
             if let referenceMedian, referenceMedian > 0 { row.referenceRatio = row.medianSeconds / referenceMedian }
             row.peakLiveBytes = pendingRow.statistics.value?.peakLiveBytes
             row.totalIntermediateBytes = pendingRow.statistics.value?.totalIntermediateBytes
-            if pendingRow.target == .auto, let graph = prepared.planningGraph {
+            if pendingRow.target == .auto, let (graph, preparedRuns) = prepared.planningGraph {
                 // A fresh graph of the same structure: the estimate of the plan the runs used.
-                row.estimatedSeconds = try? ComputePlan(for: graph(), policy: .all).totalEstimatedSeconds
+                row.estimatedSeconds =
+                    try? ComputePlan(for: graph(), policy: .all, prepared: preparedRuns).totalEstimatedSeconds
             }
             row.peakResidentBytes = MachineProbe.peakResidentBytes()
             rows.append(row)

@@ -76,16 +76,17 @@ enum Prepared {
 
     /// The graph one run evaluates, for the planner's estimate: the encoder's graph on the
     /// tokenized sentences when they fit one batch; `nil` when there is no single graph.
-    var planningGraph: (() -> [Tensor])? {
+    /// `prepared`: runs of the model run its kept plan again, without recording or planning.
+    var planningGraph: (graph: () -> [Tensor], prepared: Bool)? {
         switch self {
         case .graph(let inputs, let graph):
-            return { graph(inputs) }
+            return ({ graph(inputs) }, false)
         case .embedding(let embedder, let sentences):
             guard sentences.count <= embedder.batchSize else { return nil }
             let batch = embedder.tokenizer.encodeBatch(sentences)
-            return { [embedder.embeddings(of: batch)] }
+            return ({ [embedder.embeddings(of: batch)] }, false)
         case .onnx(let model, let inputs):
-            return { (try? model.outputs(for: inputs)).map { Array($0.values) } ?? [] }
+            return ({ (try? model.outputs(for: inputs)).map { Array($0.values) } ?? [] }, true)
         case .modelBatch, .decoderStep, .unavailable:
             return nil
         }

@@ -104,14 +104,20 @@ public struct ComputePlan: Sendable {
     /// - Throws: the error a tensor carries, or ``TensorError/Kind/unsupported`` when no allowed
     ///   backend runs some op.
     public init(for tensors: [Tensor], policy: ComputePolicy? = nil) throws(TensorError) {
+        try self.init(for: tensors, policy: policy, prepared: false)
+    }
+
+    /// Plans the evaluation of `tensors`; `prepared` estimates runs of the plan kept and run
+    /// again (a model's prediction), which do not pay for recording and planning the graph.
+    package init(for tensors: [Tensor], policy: ComputePolicy?, prepared: Bool) throws(TensorError) {
         if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }
         let (plan, cached) = try Engine.shared.plan(tensors.compactMap(\.node), policy: chosen, reusingOtherSizes: false)
-        self.init(plan, cached: cached)
+        self.init(plan, cached: cached, prepared: prepared)
     }
 
-    init(_ plan: Plan, cached: Bool) {
+    init(_ plan: Plan, cached: Bool, prepared: Bool = false) {
         self.plan = plan
         self.policy = plan.policy
         self.calibrated = plan.calibrated
@@ -119,14 +125,16 @@ public struct ComputePlan: Sendable {
         var names = [String](repeating: "?", count: plan.nodes.count)
         for (index, position) in plan.sourcePositions.enumerated() { names[position] = "input\(index)" }
         for (index, step) in plan.steps.enumerated() { names[step.output] = "%\(index)" }
+        // A prepared run's step: its kernel, not the recording of its operations.
+        let stepSeconds = { (step: PlanStep) in step.estimatedSeconds - (prepared ? step.recordingSeconds : 0) }
         let copySeconds = plan.steps.reduce(0.0) { $0 + $1.copies.reduce(0) { $0 + $1.estimatedSeconds } }
-        let total = plan.steps.reduce(0.0) { $0 + $1.estimatedSeconds } + copySeconds
+        let total = plan.steps.reduce(0.0) { $0 + stepSeconds($1) } + copySeconds
         self.totalEstimatedSeconds = total + plan.template.evaluationSeconds
         self.transferBytes = plan.steps.reduce(0) { $0 + $1.copies.reduce(0) { $0 + $1.bytes } }
         self.deviceSwitches = zip(plan.steps, plan.steps.dropFirst()).filter { $0.backend != $1.backend }.count
         self.estimatedPeakBytes = Self.peakBytes(plan)
         self.operations = plan.steps.enumerated().map { index, step in
-            let seconds = step.estimatedSeconds + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
+            let seconds = stepSeconds(step) + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
             let node = plan.node(of: step)
             let (name, fused): (String, [String]) = switch plan.kernel(of: step) {
             case .op(let op): (op.name, [])
@@ -136,7 +144,7 @@ public struct ComputePlan: Sendable {
                 index: index, op: name, fusedOps: fused, shape: node.signature.shape, scalarType: node.signature.scalarType,
                 inputs: step.operands.map { names[$0] },
                 deviceUsage: DeviceUsage(preferred: step.backend, supported: step.supported),
-                estimatedCost: EstimatedCost(seconds: step.estimatedSeconds, weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
+                estimatedCost: EstimatedCost(seconds: stepSeconds(step), weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
                 cost: step.cost, reason: step.reason.description,
                 copies: step.copies.map { Copy(value: names[$0.value], from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
                 measuredSeconds: nil)

@@ -19,6 +19,10 @@ package struct PlanStep: Sendable {
     package let backend: BackendID
     /// The planner's estimate of the kernel's time, in seconds.
     let estimatedSeconds: Double
+    /// The part of ``estimatedSeconds`` that is the engine's bookkeeping per recorded operation
+    /// (recording, walking and planning the graph), which a prepared model's prediction does not
+    /// pay: it runs a kept plan again.
+    let recordingSeconds: Double
     /// The cost of the kernel, from the op table.
     let cost: Cost
     /// The backends that could run the kernel under the policy.

@@ -257,8 +257,9 @@ package struct Planner {
             steps.append(
                 PlanStep(
                     output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
-                    backend: decision.backend, estimatedSeconds: decision.estimatedSeconds, cost: decision.cost,
-                    supported: decision.supported, reason: decision.reason, copies: copies))
+                    backend: decision.backend, estimatedSeconds: decision.estimatedSeconds,
+                    recordingSeconds: decision.cost.operations * (allowedProfiles[destination]?.secondsPerOperation ?? 0),
+                    cost: decision.cost, supported: decision.supported, reason: decision.reason, copies: copies))
         }
         let used = Set(steps.map(\.backend))
         let evaluation = allowed.indices.filter { used.contains(allowed[$0].id) }

@@ -252,6 +252,27 @@ struct BookkeepingCostTests {
         #expect(plan.totalEstimatedSeconds >= plan.operations.reduce(0) { $0 + $1.estimatedCost.seconds })
     }
 
+    /// A prepared model's plan is run again without recording or planning its graph: its
+    /// estimate leaves out the seconds per recorded operation and keeps the kernels'. A chain of
+    /// 40 scalar steps at 2 µs per operation: 80 µs apart, in all and summed over the steps.
+    @Test func preparedRunsPayNoRecording() throws {
+        var profile = PlannerTests.profile(.openblas, gflops: 1, bandwidth: 1, launch: 1e-6, link: nil)
+        profile.secondsPerOperation = 2e-6
+        let planner = Planner(
+            backends: [SyntheticDevice(id: .openblas, memorySpace: .host)], profiles: [.openblas: profile],
+            policy: .only(.openblas))
+        var chain = Tensor(shape: [], scalars: [Float(1)])
+        for step in 0..<40 { chain = step % 2 == 0 ? chain * 1.5 : chain + 0.5 }
+        let plan = try planner.plan(targets: [try #require(chain.node)])
+        let (recorded, prepared) = (ComputePlan(plan, cached: false), ComputePlan(plan, cached: false, prepared: true))
+        #expect(abs(recorded.totalEstimatedSeconds - prepared.totalEstimatedSeconds - 80e-6) < 1e-12)
+        #expect(prepared.totalEstimatedSeconds >= Double(plan.steps.count) * 1e-6, "every step still launches")
+        let perOperation = zip(recorded.operations, prepared.operations).map {
+            $0.estimatedCost.seconds - $1.estimatedCost.seconds
+        }
+        #expect(abs(perOperation.reduce(0, +) - 80e-6) < 1e-12)
+    }
+
     /// A matrix·vector row with points at one and at twelve rows of a k×k matrix: a product with
     /// a few rows takes the rate between them by its FLOPs, so more rows run faster per FLOP.
     @Test func fewRowProductsInterpolateBetweenTheProbes() {

@@ -247,7 +247,7 @@ public final class CoreMLModel: ModelImplementation {
         for (name, tensor) in run.states { results[Self.stateKey(name)] = tensor }
         trace.folded.formUnion(program.constantOperations)
         let targets = results.keys.sorted().compactMap { results[$0] }
-        let plan = try ComputePlan(for: targets, policy: policy)
+        let plan = try ComputePlan(for: targets, policy: policy, prepared: true)
         let sources = program.operations.map { operation in
             var reads: [String] = []
             var parameters: [String: [String]] = [:]

@@ -149,7 +149,7 @@ public final class ONNXModel: ModelImplementation {
         let trace = ONNXTrace()
         let outputs = try outputs(for: inputs, trace: trace)
         let names = outputDescriptions.map(\.name)
-        let plan = try ComputePlan(for: names.compactMap { outputs[$0] }, policy: policy)
+        let plan = try ComputePlan(for: names.compactMap { outputs[$0] }, policy: policy, prepared: true)
         return ModelComputePlan(graph: graph, trace: trace, enginePlan: plan, inputs: inputs)
     }
 
