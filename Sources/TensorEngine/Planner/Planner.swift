@@ -129,11 +129,15 @@ package struct Planner {
         for candidate in candidates {
             let inputs = candidate.operands.map(\.signature)
             let opCost = Self.cost(of: candidate)
-            // At most the bytes the op reads (a gather reads a few rows of its table).
+            // At most the bytes the op reads (a gather reads a few rows of its table). An operand
+            // that views a source reads the source's memory too: all of a weight read transposed,
+            // a scalar's few bytes however far it is broadcast.
             let sourceOperandBytes = Swift.min(
                 opCost.cost.bytesRead,
                 candidate.operands.reduce(0.0) { total, operand in
-                    total + (sourceIDs.contains(operand.id) ? Double(operand.signature.byteCount) : 0)
+                    let base = Self.viewedBase(of: operand)
+                    guard sourceIDs.contains(base.id) else { return total }
+                    return total + Double(Swift.min(operand.signature.byteCount, base.signature.byteCount))
                 })
             var cost = opCost.cost
             var seconds = PerBackend<Double>()
@@ -306,6 +310,14 @@ package struct Planner {
                 operations: Double(region.instructions.count))
             return OpCost(cost: cost, costClass: .elementwise)
         }
+    }
+
+    /// The node whose memory a chain of views over `node` reads: the first that is not a
+    /// pending view (`node` itself when it is not one).
+    static func viewedBase(of node: Node) -> Node {
+        var base = node
+        while base.op.kind.isView, base.storedResult == nil, let input = base.inputs.first { base = input }
+        return base
     }
 
     /// The layout a node's value will have, from its stored value or the first computed node

@@ -110,6 +110,9 @@ struct CostModelTests {
         let others = Tensor(shape: [10_000, 1000], scalars: [Float](repeating: 2, count: 10_000_000))
         let beside = try productSeconds([x.matmul(weight), others.sum()])
         #expect(abs(beside - 4.016e6 / 20e9) < 1e-9, "its 4 MB weight and 16 kB input at 20 GB/s: \(beside)")
+        // A weight read through a view (transposed) streams all the same.
+        let transposed = try productSeconds([x.matmul(weight.transposed()), others.sum()])
+        #expect(abs(transposed - 4.016e6 / 20e9) < 1e-9, "the transposed weight's 4 MB: \(transposed)")
         // A gather streams the rows it reads, not its whole 40 MB table.
         let rows = others.gathering(atIndices: Tensor([1, 5, 7] as [Int32]), alongAxis: 0)
         let plan = ComputePlan(try planner.plan(targets: [rows].compactMap(\.node)), cached: false)
