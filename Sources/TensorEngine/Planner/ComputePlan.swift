@@ -144,7 +144,8 @@ public struct ComputePlan: Sendable {
                 index: index, op: name, fusedOps: fused, shape: node.signature.shape, scalarType: node.signature.scalarType,
                 inputs: step.operands.map { names[$0] },
                 deviceUsage: DeviceUsage(preferred: step.backend, supported: step.supported),
-                estimatedCost: EstimatedCost(seconds: stepSeconds(step), weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
+                estimatedCost: EstimatedCost(
+                    seconds: stepSeconds(step), weight: total > 0 ? seconds / total : 1 / Double(max(plan.steps.count, 1))),
                 cost: step.cost, reason: step.reason.description,
                 copies: step.copies.map { Copy(value: names[$0.value], from: $0.from.description, to: $0.to.description, bytes: $0.bytes, estimatedSeconds: $0.estimatedSeconds) },
                 measuredSeconds: nil)

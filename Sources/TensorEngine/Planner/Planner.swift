@@ -253,6 +253,7 @@ package struct Planner {
             }
             let output = position(candidate.node)
             if output >= 0 { location[output] = target.memorySpace }
+            let recording = decision.cost.operations * (allowedProfiles[destination]?.secondsPerOperation ?? 0)
             let region: FusedRegion? =
                 switch candidate.kernel {
                 case .op: nil
@@ -262,7 +263,7 @@ package struct Planner {
                 PlanStep(
                     output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
                     backend: decision.backend, estimatedSeconds: decision.estimatedSeconds,
-                    recordingSeconds: decision.cost.operations * (allowedProfiles[destination]?.secondsPerOperation ?? 0),
+                    recordingSeconds: recording,
                     cost: decision.cost, supported: decision.supported, reason: decision.reason, copies: copies))
         }
         let used = Set(steps.map(\.backend))
