@@ -148,13 +148,13 @@ MINILM_SENTENCES = {
 
 
 # The onnx-* workloads on bench/models/<name without onnx->.onnx (written by bench/make_models.py).
-CONV_MODELS = ("onnx-conv3x3-64", "onnx-conv1x1-256", "onnx-depthwise3x3-32", "onnx-resnet-block-64",
+FILE_MODELS = ("onnx-conv3x3-64", "onnx-conv1x1-256", "onnx-depthwise3x3-32", "onnx-resnet-block-64",
                "onnx-dispatch-1000")
 
 
 def onnx_file(name):
-    """The model file of an onnx-conv* / onnx-resnet-block-* / onnx-light-* workload, or None."""
-    if name in CONV_MODELS:
+    """The model file of an onnx-* workload with a file (bench/models/ or onnx-light-*), or None."""
+    if name in FILE_MODELS:
         return os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", name[len("onnx-"):] + ".onnx")
     if name.startswith("onnx-light-"):
         folder = os.environ.get("TENSORENGINE_ONNX_TESTS_DIR") or os.path.expanduser(

@@ -135,7 +135,7 @@ package struct Planner {
             let sourceOperandBytes = Swift.min(
                 opCost.cost.bytesRead,
                 candidate.operands.reduce(0.0) { total, operand in
-                    let base = Self.viewedBase(of: operand)
+                    let base = Self.viewChain(of: operand).base
                     guard sourceIDs.contains(base.id) else { return total }
                     return total + Double(Swift.min(operand.signature.byteCount, base.signature.byteCount))
                 })
@@ -313,23 +313,22 @@ package struct Planner {
         }
     }
 
-    /// The node whose memory a chain of views over `node` reads: the first that is not a
-    /// pending view (`node` itself when it is not one).
-    static func viewedBase(of node: Node) -> Node {
+    /// The chain of pending views over `node`, outermost first, and the node whose memory they
+    /// read: the first that is not a pending view (`node` itself when it is not one).
+    static func viewChain(of node: Node) -> (base: Node, views: [Op]) {
+        var views: [Op] = []
         var base = node
-        while base.op.kind.isView, base.storedResult == nil, let input = base.inputs.first { base = input }
-        return base
+        while base.op.kind.isView, base.storedResult == nil, let input = base.inputs.first {
+            views.append(base.op)
+            base = input
+        }
+        return (base, views)
     }
 
     /// The layout a node's value will have, from its stored value or the first computed node
     /// behind its chain of views, through those views; `nil` where a reshape would need a copy.
     static func layout(of node: Node) -> Layout? {
-        var views: [Op] = []
-        var base = node
-        while base.storedResult == nil, base.op.kind.isView, let input = base.inputs.first {
-            views.append(base.op)
-            base = input
-        }
+        let (base, views) = viewChain(of: node)
         var layout = base.storedResult?.layout ?? Layout(contiguous: base.signature.shape)
         for view in views.reversed() {
             guard let viewed = layout.viewed(by: view) else { return nil }

@@ -76,7 +76,7 @@ package struct Executor {
 
         for binding in bindings { slots[binding.position].value = binding.value }
         for position in plan.template.targets { slots[position].remaining += 1 }
-        for step in steps { for operand in step.operands { slots[operand].remaining += 1 } }
+        for index in steps.indices { for operand in steps[index].operands { slots[operand].remaining += 1 } }
 
         func release(_ position: Int) {
             slots[position].remaining -= 1
@@ -90,10 +90,10 @@ package struct Executor {
 
         // The previous step's backend, looked up again only when a step's differs.
         var previous: (id: BackendID, backend: any Backend)?
-        for step in steps {
-            let output = step.output
+        for index in steps.indices {
+            let output = steps[index].output
             let node = nodes[output]
-            let backendID = step.backend
+            let backendID = steps[index].backend
             let backend: any Backend
             if let previous, previous.id == backendID {
                 backend = previous.backend
@@ -106,11 +106,11 @@ package struct Executor {
                 previous = (backendID, found)
             }
             var inputs: [Value] = []
-            inputs.reserveCapacity(step.operands.count)
+            inputs.reserveCapacity(steps[index].operands.count)
             // The position whose buffer the output shares, if it is an operand's (a view).
             var sharedMaker = -1
             var fresh = true
-            for operand in step.operands {
+            for operand in steps[index].operands {
                 guard var value = slots[operand].value ?? nodes[operand].storedResult else {
                     throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
@@ -122,14 +122,13 @@ package struct Executor {
             }
             if measure { try backend.synchronize() }
             let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
-            let kernel: Kernel = if let region = step.region { .fused(region) } else { .op(node.op) }
-            let result = try backend.execute(kernel, inputs: inputs, output: node.signature)
+            let result = try backend.execute(plan.kernel(of: steps[index]), inputs: inputs, output: node.signature)
             if measure {
                 try backend.synchronize()
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
             }
             statistics.steps += 1
-            for (operand, input) in zip(step.operands, inputs) where input.buffer === result.buffer {
+            for (operand, input) in zip(steps[index].operands, inputs) where input.buffer === result.buffer {
                 fresh = false
                 // An operand moved between memory spaces is a copy the statistics do not count.
                 if let held = slots[operand].value, held.buffer === result.buffer { sharedMaker = slots[operand].maker }
@@ -147,7 +146,7 @@ package struct Executor {
                 slots[output].maker = sharedMaker
                 bufferReaders[sharedMaker] += 1
             }
-            for operand in step.operands { release(operand) }
+            for operand in steps[index].operands { release(operand) }
         }
 
         var values: [Value] = []
