@@ -25,11 +25,13 @@ enum { TE_CONV_POSITIONS = 14 };
 /// channel's plane, planes `plane` floats apart from `c`) by the `channels` (≤ 32; 16 lanes each
 /// in `halves` vectors) of panel `panel` of the packed filters. Each result starts from its
 /// channel's `bias` plus the `residual`'s value at its place (laid out as the output; each NULL for
-/// none) and is then bounded by `bounds` (NULL: none) as ``te_bounded16`` bounds.
+/// none) and is then bounded by `bounds` (NULL: none) as ``te_bounded16`` bounds. With `share` > 0,
+/// the tile also asks for its share of the next panel's filters to be brought into the L2 cache:
+/// the steps `ahead`, `ahead + share`, ... of each depth block (see ``te_conv_channels``).
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_channel_tile(const int positions, const int halves, long k, long n, const float *packed, long panel,
                 const float *source, const long *rowOffsets, long q, float *c, long plane, long at, long channels,
-                const float *bias, const float *residual, const float *bounds) {
+                const float *bias, const float *residual, const float *bounds, long share, long ahead) {
     te_float16 sum[TE_CONV_POSITIONS][2];
 #pragma clang loop unroll(full)
     for (int r = 0; r < positions; r++) { sum[r][0] = 0; sum[r][1] = 0; }
@@ -38,7 +40,15 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
         const long depth = k - p0 < kb ? k - p0 : kb;
         const float *f = packed + p0 * padded + panel * TE_NR * depth;
         const long *offsets = rowOffsets + p0;
+        // The next panel of this block follows this one; past the last panel, nothing is asked.
+        const float *next = f + TE_NR * depth;
+        long fetch = share > 0 && (panel + 1) * TE_NR < n ? ahead : depth;
         for (long p = 0; p < depth; p++) {
+            if (p == fetch) {
+                __builtin_prefetch(next + p * TE_NR, 0, 2);
+                __builtin_prefetch(next + p * TE_NR + 16, 0, 2);
+                fetch += share;
+            }
             const float *row = source + offsets[p] + q;
             const te_float16 f0 = *(const te_float16u *)(f + p * TE_NR);
             const te_float16 f1 = halves > 1 ? *(const te_float16u *)(f + p * TE_NR + 16) : f0;
@@ -81,10 +91,10 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
     case count:                                                                                                  \
         if (halves > 1)                                                                                          \
             te_channel_tile(count, 2, k, n, packed, t, source, rowOffsets, q, out, plane, at, channels, tileBias, \
-                            tileResidual, bounds);                                                               \
+                            tileResidual, bounds, share, tile);                                                  \
         else                                                                                                     \
             te_channel_tile(count, 1, k, n, packed, t, source, rowOffsets, q, out, plane, at, channels, tileBias, \
-                            tileResidual, bounds);                                                               \
+                            tileResidual, bounds, share, tile);                                                  \
         break;
 
 /// Output rows `row0..<row1` of output channels `32·panel0 ..< min(32·panel1, n)` of a
@@ -93,12 +103,22 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
 /// position (oh, ow) reads source[rowOffsets[p] + oh·rowLength + ow] (the padded or phase planes of
 /// ``te_sgemm_implicit``); the result goes to c + channel·plane + oh·outWidth + ow, with the
 /// epilogue of ``te_channel_tile`` (`bias` per channel, `residual` laid out as the output).
+///
+/// With `prefetch`, the tiles of each panel share out the next panel's filters between them and
+/// ask for them ahead (one tile, every step of k; seven tiles, every seventh): each tile of a
+/// panel reads all of the panel's filters, and a model's filters, read once per call, come from
+/// memory, so without it the first tile of each panel waits on memory with little arithmetic per
+/// filter read while the others wait on nothing. Callers ask it of the call that computes a
+/// panel's first tiles.
 static TE_AVX512 void
 te_conv_channels(long n, long k, const float *packed, const float *source, const long *rowOffsets, long row0,
                  long row1, long rowLength, long outWidth, float *c, long plane, const float *bias,
-                 const float *residual, const float *bounds, long panel0, long panel1) {
+                 const float *residual, const float *bounds, long panel0, long panel1, int prefetch) {
     __builtin_assume(rowOffsets != 0);
+    const long tilesPerRow = (outWidth + TE_CONV_POSITIONS - 1) / TE_CONV_POSITIONS;
+    const long share = prefetch ? (row1 - row0) * tilesPerRow : 0;
     for (long t = panel0; t < panel1; t++) {
+        long tile = 0;
         const long channels = n - t * TE_NR < TE_NR ? n - t * TE_NR : TE_NR;
         if (channels <= 0) break;
         const int halves = channels > 16 ? 2 : 1;
@@ -115,6 +135,7 @@ te_conv_channels(long n, long k, const float *packed, const float *source, const
                     TE_CHANNEL_TILE(9) TE_CHANNEL_TILE(10) TE_CHANNEL_TILE(11) TE_CHANNEL_TILE(12)
                     TE_CHANNEL_TILE(13) TE_CHANNEL_TILE(14)
                 }
+                tile += 1;
             }
         }
     }

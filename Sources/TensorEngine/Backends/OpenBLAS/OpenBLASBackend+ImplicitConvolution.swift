@@ -148,7 +148,8 @@ extension OpenBLASBackend {
         let sliceRows = (outPerGroup + slices - 1) / slices
         let rowsPerPiece = (outRows + rowPieces - 1) / rowPieces
         let panels = (outPerGroup + Int(TE_NR) - 1) / Int(TE_NR)
-        let tasks = byChannels ? panels * outRows : slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)
+        let runs = ChannelRuns(byChannels: byChannels, rows: outRows, columns: outColumns, rowFloats: rowFloats)
+        let tasks = byChannels ? panels * runs.count : slices * ((outRows + rowsPerPiece - 1) / rowsPerPiece)
         let parts = Swift.min(tasks, wanted)
         let filters = try (0..<groups * slices).map { index throws(TensorError) -> HostBuffer in
             if byChannels {
@@ -177,18 +178,21 @@ extension OpenBLASBackend {
                 Parallel.forEachRange(parts, parts: parts) { pieces in
                     for piece in pieces {
                         if byChannels {
-                            // Units (panel, row) panel by panel; this piece's run of them.
+                            // Units (panel, run of positions) panel by panel; this piece's run of them.
                             let (first, end) = (piece * tasks / parts, (piece + 1) * tasks / parts)
                             let filterPanels = filters[group].elements(as: Float.self)
-                            for panel in (first / outRows)..<((end + outRows - 1) / outRows) {
-                                let rowRange = (
-                                    Swift.max(first, panel * outRows) - panel * outRows,
-                                    Swift.min(end, (panel + 1) * outRows) - panel * outRows)
+                            for panel in (first / runs.count)..<((end + runs.count - 1) / runs.count) {
+                                let units =
+                                    (Swift.max(first, panel * runs.count) - panel * runs.count)
+                                    ..< (Swift.min(end, (panel + 1) * runs.count) - panel * runs.count)
                                 withBounds(sums.clamp) { bounds in
-                                    te_conv_channels(
-                                        outPerGroup, reduction, filterPanels, planes, offsets, rowRange.0,
-                                        rowRange.1, rowFloats, outColumns, result, shape.outputCount, bias, residual,
-                                        bounds, panel, panel + 1)
+                                    runs.forEach(units) { start, rows, rowLength, width in
+                                        te_conv_channels(
+                                            outPerGroup, reduction, filterPanels, planes + start, offsets,
+                                            rows.lowerBound, rows.upperBound, rowLength, width, result + start,
+                                            shape.outputCount, bias, residual.map { $0 + start }, bounds, panel,
+                                            panel + 1, units.lowerBound == 0 && start == 0 ? 1 : 0)
+                                    }
                                 }
                             }
                             continue
@@ -215,6 +219,42 @@ extension OpenBLASBackend {
             }
         }
         withExtendedLifetime((padded, filters)) {}
+    }
+
+    /// The units into which ``implicitConvolution`` splits an output plane for `te_conv_channels`,
+    /// whose tiles are up to `TE_CONV_POSITIONS` positions of one row of the grid: output rows,
+    /// or, on a grid without overhang (a window one tap wide: the grid's positions are the
+    /// output's, in order), runs of ``flatRun`` positions taken as one row each, so that the
+    /// tiles of a plane of short rows (a pointwise convolution on 7 × 7) are full but for the
+    /// plane's last.
+    struct ChannelRuns {
+        /// Positions of a run on a grid without overhang: 8 full tiles.
+        static let flatRun = 8 * Int(TE_CONV_POSITIONS)
+
+        let flat: Bool
+        let rows: Int
+        let columns: Int
+        let rowFloats: Int
+        /// Units per output plane.
+        let count: Int
+
+        init(byChannels: Bool, rows: Int, columns: Int, rowFloats: Int) {
+            (self.rows, self.columns, self.rowFloats) = (rows, columns, rowFloats)
+            flat = byChannels && rowFloats == columns
+            count = flat ? (rows * columns + Self.flatRun - 1) / Self.flatRun : rows
+        }
+
+        /// Calls `body` with `te_conv_channels`'s terms for `units`: the offset of the first
+        /// position in the grid and the output plane (the same: 0 for rows), the grid rows, the
+        /// floats between them, and the positions stored per row.
+        func forEach(_ units: Range<Int>, _ body: (Int, Range<Int>, Int, Int) -> Void) {
+            guard flat else { return body(0, units, rowFloats, columns) }
+            for unit in units {
+                let start = unit * Self.flatRun
+                let width = Swift.min(Self.flatRun, rows * columns - start)
+                body(start, 0..<1, width, width)
+            }
+        }
     }
 
     /// `m` rows of filters (rows `k` floats apart) packed whole: kept by ``PackedWeights`` from
