@@ -52,12 +52,19 @@ extension OpKind {
                 ([3, 5], .contiguous, 1), ([3, 5], .contiguous, 0), ([2, 3, 4], .transposed, 1), ([4, 6], .strided, 1),
                 ([1, 1], .contiguous, 1), ([0, 4], .contiguous, 1), ([5], .reversed, 0), ([300, 1000], .contiguous, 1),
                 ([128, 384], .contiguous, 1),
+                // Rows of a thousand and more take kernels of their own (one row at a time, passes
+                // pipelined across rows): a whole number of steps and a ragged tail.
+                ([6, 1031], .contiguous, 1),
             ]
             let special = ParityCase(
                 op: makeOp(1), label: "float32 special values",
                 inputs: [SampleInput(shape: [11, 4], values: .special(shift: 0))],
                 reductionLength: 4, build: recorded(makeOp(1)))
-            return [special]
+            let longSpecial = ParityCase(
+                op: makeOp(1), label: "float32 special values, long rows",
+                inputs: [SampleInput(shape: [3, 1040], values: .special(shift: 0))],
+                reductionLength: 1040, build: recorded(makeOp(1)))
+            return [special, longSpecial]
                 + descriptor.operandTypes.accepted.types.flatMap { type in
                     shapes.filter { type == .float32 || $0.0.reduce(1, *) < 1000 }.map { shape, layout, axis in
                         ParityCase(

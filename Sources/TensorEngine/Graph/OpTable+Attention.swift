@@ -93,6 +93,10 @@ extension Samples {
             ("no keys", [input([2, 3, 4]), input([2, 0, 4]), input([2, 0, 5])], 1, false),
             ("empty batch", [input([0, 4, 8]), input([0, 5, 8]), input([0, 5, 8])], 1, false),
             ("large", [input([2, 12, 64, 32]), input([2, 12, 96, 32]), input([2, 12, 96, 32]), input([2, 1, 1, 96])], 0.18, true),
+            // A thousand keys and more: the softmax's long-row kernel, with a limit per row and a mask.
+            ("long keys", [input([2, 5, 8]), input([2, 1100, 8]), input([2, 1100, 4])], 0.3, false),
+            ("long keys, causal and masked",
+             [input([1, 20, 8]), input([1, 1100, 8]), input([1, 1100, 4]), input([1, 1100])], 0.3, true),
         ]
         return cases.map { label, inputs, scale, causal in
             ParitySample(label: label, inputs: inputs, apply: .op(.attention(scale: scale, causal: causal)),

@@ -10,7 +10,8 @@ import CIntrinsics
 /// vector with its constants reloaded on every call.
 enum RowKernels {
     /// ``softmax(_:_:_:logarithmic:)`` of `rows` contiguous rows of n; with AVX-512, softmax takes
-    /// four rows at a time, interleaved (``softmaxRows(_:ldx:_:ldo:rows:_:scale:mask:causalVisible:)``).
+    /// four rows at a time, interleaved, and rows of 1024 and more one at a time, its passes over
+    /// consecutive rows pipelined (``softmaxRows(_:ldx:_:ldo:rows:_:scale:mask:causalVisible:)``).
     static func softmax(rows: Int, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int,
                         logarithmic: Bool) {
         if CPUFlags.usesAVX512, !logarithmic {
@@ -24,7 +25,8 @@ enum RowKernels {
     /// same pointer for in place), of the scores `x·scale + mask` (`mask`: rows `stride` apart,
     /// keys contiguous); with `causalVisible` = v, row r weighs only its first v + r keys (none
     /// when that is 0 or less: its weights are NaN). Attention's weights, and softmax's rows.
-    /// Four rows at a time with AVX-512 (`te_softmax_rows_avx512`), else row by row.
+    /// Four rows at a time with AVX-512 (`te_softmax_rows_avx512`; from 1024 keys on, one at a time),
+    /// else row by row.
     static func softmaxRows(_ x: UnsafePointer<Float>, ldx: Int, _ out: UnsafeMutablePointer<Float>, ldo: Int,
                             rows: Int, _ n: Int, scale: Float, mask: (pointer: UnsafePointer<Float>, stride: Int)?,
                             causalVisible: Int?) {
