@@ -21,6 +21,26 @@
 /// the 32 vector registers.
 enum { TE_CONV_POSITIONS = 14 };
 
+/// One row of a zero-padded plane: `width` floats, those at first..<first+count copied from `line`,
+/// the others 0, written 16 at a time by masked loads and stores. An image's rows are tens of
+/// floats: two fills and a copy from the C library per row took a ninth of a 3 × 3 convolution's
+/// time on 56 × 56 planes.
+static TE_AVX512 void te_pad_row(const float *line, long first, long count, float *target, long width) {
+    const te_float16 zero = 0;
+    for (long j = 0; j < width; j += 16) {
+        const long lanes = width - j < 16 ? width - j : 16;
+        // Lane l holds line[j + l - first] for first ≤ j + l < first + count.
+        const long low = first - j < 0 ? 0 : (first - j > 16 ? 16 : first - j);
+        const long high = first + count - j < 0 ? 0 : (first + count - j > 16 ? 16 : first + count - j);
+        const unsigned short stored = (unsigned short)((1u << lanes) - 1);
+        const unsigned short copied = (unsigned short)(((1u << high) - 1) & ~((1u << low) - 1));
+        // Masked-off lanes read nothing, so the address may lie outside the line.
+        const float *source = (const float *)((const char *)line + (j - first) * (long)sizeof(float));
+        const te_float16 v = (te_float16)__builtin_ia32_loadups512_mask(source, (te_v16sf)zero, copied);
+        __builtin_ia32_storeups512_mask(target + j, (te_v16sf)v, stored);
+    }
+}
+
 /// One tile: `positions` outputs of one row (grid position `q` on, stored from `at` in each
 /// channel's plane, planes `plane` floats apart from `c`) by the `channels` (≤ 32; 16 lanes each
 /// in `halves` vectors) of panel `panel` of the packed filters. Each result starts from its

@@ -286,7 +286,7 @@ extension OpenBLASBackend {
 
     /// The input's channels copied into their zero-padded phase planes, the input's first row and
     /// column at the window's padding before them; every float of every plane is written once
-    /// (by all cores).
+    /// (by all cores), without a call to the C library for each short run of a row.
     private static func pad(
         _ input: UnsafePointer<Float>, into planes: UnsafeMutablePointer<Float>, _ phases: PhasePlanes,
         _ shape: WindowShape3D, channels: Int
@@ -313,19 +313,22 @@ extension OpenBLASBackend {
                     let target = plane + row * width
                     let inRow = row * rowStride + rowPhase - top
                     guard inRow >= 0, inRow < inRows, end > first else {
-                        target.update(repeating: 0, count: width)
+                        te_pad_row(source, 0, 0, target, width)
                         continue
                     }
                     let line = source + inRow * inColumns + start
-                    target.update(repeating: 0, count: first)
                     if columnStride == 1 {
-                        (target + first).update(from: line, count: end - first)
-                    } else if columnStride == 2 {
+                        te_pad_row(line, first, end - first, target, width)
+                        continue
+                    }
+                    // The padding on either side: rows of zeros as short as these.
+                    te_pad_row(line, 0, 0, target, first)
+                    if columnStride == 2 {
                         te_every_second(line, end - first, target + first)
                     } else {
                         for j in 0..<(end - first) { target[first + j] = line[j * columnStride] }
                     }
-                    (target + end).update(repeating: 0, count: width - end)
+                    te_pad_row(line, 0, 0, target + end, width - end)
                 }
             }
         }
