@@ -337,8 +337,9 @@ te_max_pool_rows(const int kernelColumns, const int columnStride, const float *i
 /// rows down each column, into a row buffer padded with -∞, then of the window's columns along
 /// it, each tap a plain load or, at stride 2, half of two. The columns' maxima are shared by the
 /// overlapping windows of a row: 32 planes of 111 × 111 pooled 3 × 3 at stride 2 took 63-64 µs on
-/// one core, against 71-72 µs window row by window row (reading the planes is most of both). Returns 0, having written nothing, for a window
-/// ``te_pool_takes`` refuses or a padded row longer than ``TE_POOL_ROW_FLOATS``.
+/// one core, against 71-72 µs window row by window row (reading the planes is most of both).
+/// Returns 0, having written nothing, for a window ``te_pool_takes`` refuses or a padded row
+/// longer than ``TE_POOL_ROW_FLOATS``.
 static TE_AVX512 int
 te_max_pool_plane_separable(const float *input, long rows, long columns, float *output, long outRows,
                             long outColumns, long kernelRows, long kernelColumns, long rowStride, long columnStride,
