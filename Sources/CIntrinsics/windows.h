@@ -248,10 +248,6 @@ te_pool_row(const int average, const int kernelColumns, const int stride, const 
     }
 }
 
-/// Floats of the row buffer of ``te_max_pool_plane_separable``: a row of up to about 4000 columns
-/// with its padding (16 KiB on the stack).
-enum { TE_POOL_ROW_FLOATS = 4096 };
-
 /// Lanes of `v` that are NaN.
 static inline __attribute__((always_inline)) TE_AVX512 unsigned short te_nan_lanes(te_float16 v) {
     return (unsigned short)__builtin_ia32_cmpps512_mask((te_v16sf)v, (te_v16sf)v, 3 /* unordered */, 0xFFFF, 4);
@@ -280,51 +276,72 @@ te_max_taps(const int count, const te_float16 *taps) {
     return maximum;
 }
 
-/// The output rows of ``te_max_pool_plane_separable``, for a window `kernelColumns` wide at column
-/// stride `columnStride` (constants, so that the loops over taps unroll).
+/// The maximum down each of the 16 columns from `column` on (negative, or past the row's end:
+/// -∞) over the input rows `start`..<`end` of a plane `columns` wide, NaN in a column that holds
+/// one; -∞ where no row is read.
+static inline __attribute__((always_inline)) TE_AVX512 te_float16
+te_column_maxima(const float *input, long columns, long start, long end, long column) {
+    const te_float16 lowest = -__builtin_inff();
+    const unsigned short lanes = te_window_lanes(column, columns);
+    te_float16 maximum = lowest, probe = 0;
+    if (lanes == 0) return lowest;
+    for (long ih = start; ih < end; ih++) {
+        const te_float16 x =
+            (te_float16)__builtin_ia32_loadups512_mask(input + ih * columns + column, (te_v16sf)lowest, lanes);
+        maximum = (te_float16)__builtin_ia32_maxps512((te_v16sf)maximum, (te_v16sf)x, 4);
+        probe += x;
+    }
+    if (__builtin_expect(te_nan_lanes(probe) != 0, 0)) {
+        unsigned short nans = 0;
+        for (long ih = start; ih < end; ih++) {
+            nans |= te_nan_lanes(
+                (te_float16)__builtin_ia32_loadups512_mask(input + ih * columns + column, (te_v16sf)lowest, lanes));
+        }
+        maximum = (te_float16)__builtin_ia32_selectps_512(nans, (te_v16sf)(te_float16)__builtin_nanf(""),
+                                                         (te_v16sf)maximum);
+    }
+    return maximum;
+}
+
+/// The output rows of ``te_max_pool_plane_separable``, for a window `kernelColumns` (2 or 3) wide
+/// at column stride `columnStride` (1 or 2), constants so that the taps unroll. Per 16 outputs,
+/// the column maxima of the 16 · stride columns they start in and of the 16 after (carried to
+/// the next 16 outputs) hold every tap: at stride 1 tap kw is those two vectors shifted by kw
+/// lanes; at stride 2 taps 0 and 1 are the even and odd lanes of the first two, tap 2 the even
+/// lanes shifted by one with the next vector's first lane.
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_max_pool_rows(const int kernelColumns, const int columnStride, const float *input, long rows, long columns,
-                 float *output, long outRows, long outColumns, long kernelRows, long rowStride, long top, long left,
-                 float *buffer, long span) {
-    const te_float16 lowest = -__builtin_inff();
-    for (long j = 0; j < span; j += 16) *(te_float16u *)(buffer + j) = lowest;
-    float *row = buffer + left;
+                 float *output, long outRows, long outColumns, long kernelRows, long rowStride, long top, long left) {
     for (long oh = 0; oh < outRows; oh++) {
         const long firstRow = oh * rowStride - top;
         const long start = firstRow < 0 ? 0 : firstRow;
         const long end = firstRow + kernelRows < rows ? firstRow + kernelRows : rows;
-        for (long c = 0; c < columns; c += 16) {
-            const unsigned short lanes = te_window_lanes(c, columns);
-            te_float16 maximum = lowest, probe = 0;
-            for (long ih = start; ih < end; ih++) {
-                const te_float16 x = (te_float16)__builtin_ia32_loadups512_mask(input + ih * columns + c,
-                                                                                (te_v16sf)lowest, lanes);
-                maximum = (te_float16)__builtin_ia32_maxps512((te_v16sf)maximum, (te_v16sf)x, 4);
-                probe += x;
-            }
-            if (__builtin_expect(te_nan_lanes(probe) != 0, 0)) {
-                unsigned short nans = 0;
-                for (long ih = start; ih < end; ih++) {
-                    nans |= te_nan_lanes((te_float16)__builtin_ia32_loadups512_mask(input + ih * columns + c,
-                                                                                  (te_v16sf)lowest, lanes));
-                }
-                maximum = (te_float16)__builtin_ia32_selectps_512(nans, (te_v16sf)(te_float16)__builtin_nanf(""),
-                                                                 (te_v16sf)maximum);
-            }
-            __builtin_ia32_storeups512_mask(row + c, (te_v16sf)maximum, lanes);
-        }
         float *target = output + oh * outColumns;
+        te_float16 first = te_column_maxima(input, columns, start, end, -left);
         for (long ow = 0; ow < outColumns; ow += 16) {
-            const float *at = buffer + ow * columnStride;
-            // The buffer holds every column a tap reads: no lane is masked.
-            const unsigned short every[2] = {0xFFFF, 0xFFFF};
-            te_float16 taps[4];
-#pragma clang loop unroll(full)
-            for (int kw = 0; kw < kernelColumns; kw += columnStride) {
-                te_float16 pair[2];
-                te_window_taps(columnStride, at, 0, kw, every, lowest, pair);
-#pragma clang loop unroll(full)
-                for (int t = 0; t < columnStride && kw + t < kernelColumns; t++) taps[kw + t] = pair[t];
+            const long column = ow * columnStride - left;
+            te_float16 taps[3];
+            if (columnStride == 1) {
+                const te_float16 next = te_column_maxima(input, columns, start, end, column + 16);
+                taps[0] = first;
+                taps[1] = __builtin_shufflevector(first, next, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+                taps[2] = __builtin_shufflevector(first, next, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
+                first = next;
+            } else {
+                const te_float16 second = te_column_maxima(input, columns, start, end, column + 16);
+                const te_float16 even = __builtin_shufflevector(first, second, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                                                22, 24, 26, 28, 30);
+                taps[0] = even;
+                taps[1] = __builtin_shufflevector(first, second, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+                                                  29, 31);
+                if (kernelColumns == 3) {
+                    const te_float16 next = te_column_maxima(input, columns, start, end, column + 32);
+                    taps[2] = __builtin_shufflevector(even, next, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                                      16);
+                    first = next;
+                } else if (ow + 16 < outColumns) {
+                    first = te_column_maxima(input, columns, start, end, column + 32);
+                }
             }
             const te_float16 maximum = te_max_taps(kernelColumns, taps);
             __builtin_ia32_storeups512_mask(target + ow, (te_v16sf)maximum, te_window_lanes(ow, outColumns));
@@ -333,25 +350,19 @@ te_max_pool_rows(const int kernelColumns, const int columnStride, const float *i
 }
 
 /// Max pooling of one plane as ``te_pool_plane_avx512`` computes it (but for which of +0 and -0 a
-/// tie keeps), by a vertical pass then a horizontal one per output row: the maximum of the window's
-/// rows down each column, into a row buffer padded with -∞, then of the window's columns along
-/// it, each tap a plain load or, at stride 2, half of two. The columns' maxima are shared by the
-/// overlapping windows of a row: 32 planes of 111 × 111 pooled 3 × 3 at stride 2 took 63-64 µs on
-/// one core, against 71-72 µs window row by window row (reading the planes is most of both).
-/// Returns 0, having written nothing, for a window ``te_pool_takes`` refuses or a padded row
-/// longer than ``TE_POOL_ROW_FLOATS``.
+/// tie keeps), by a vertical then a horizontal pass per output row, both in registers: the
+/// maximum of the window's rows down each column, then of the window's columns along the row by
+/// shifting and deinterleaving those column maxima (``te_max_pool_rows``). The column maxima are
+/// shared by the overlapping windows of a row and never stored: a row buffer written by masked
+/// stores and read back at another alignment stalled each row on store forwarding (256 planes of
+/// 27 × 27 pooled 3 × 3 at stride 2: the buffer's first load was a quarter of the samples).
+/// Returns 0, having written nothing, for a window ``te_pool_takes`` refuses.
 static TE_AVX512 int
 te_max_pool_plane_separable(const float *input, long rows, long columns, float *output, long outRows,
                             long outColumns, long kernelRows, long kernelColumns, long rowStride, long columnStride,
                             long top, long left) {
-    // The row buffer: `left` columns of padding, the row, then -∞ to the last tap of the last
-    // vector of outputs.
-    const long span = ((outColumns + 15) / 16 * 16) * columnStride + kernelColumns + 16;
-    if (left < 0 || left + columns + 16 > TE_POOL_ROW_FLOATS || span + 16 > TE_POOL_ROW_FLOATS) return 0;
-    float buffer[TE_POOL_ROW_FLOATS] __attribute__((aligned(64)));
 #define TE_MAX_POOL_ROWS(KW, STRIDE)                                                                                  \
-    te_max_pool_rows(KW, STRIDE, input, rows, columns, output, outRows, outColumns, kernelRows, rowStride, top, left, \
-                     buffer, span)
+    te_max_pool_rows(KW, STRIDE, input, rows, columns, output, outRows, outColumns, kernelRows, rowStride, top, left)
     if (kernelColumns == 3 && columnStride == 2) {
         TE_MAX_POOL_ROWS(3, 2);
     } else if (kernelColumns == 2 && columnStride == 2) {
