@@ -112,6 +112,14 @@ extension Samples {
         convolutionSample(
             "1-D stride 1, wide kernel, rows over many panels", input([1, 5, 300]), input([28, 5, 7]), bias: true,
             padding: [(3, 2)]),
+        // One-tap windows strided or padded: one phase plane per channel, the input subsampled
+        // (a downsampling shortcut), output channels across the lanes.
+        convolutionSample(
+            "1x1 stride 2 over 64 channels, odd plane, batch 2", input([2, 64, 13, 11]), input([40, 64, 1, 1]),
+            bias: true, strides: [2, 2]),
+        convolutionSample(
+            "1x1 stride (2, 3), padded, residual and relu", input([1, 72, 9, 14]), input([48, 72, 1, 1]),
+            strides: [2, 3], padding: [(1, 0), (2, 1)], clamp: .relu, residual: .contiguous),
         // Strided windows read in place from phase planes (2 × 2 and 4 × 4 phases, 3 channels).
         convolutionSample(
             "7x7 stride 2 over 3 channels", input([1, 3, 30, 29]), input([16, 3, 7, 7]), bias: true, strides: [2, 2],

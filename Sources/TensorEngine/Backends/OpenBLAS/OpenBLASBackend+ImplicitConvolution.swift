@@ -23,22 +23,25 @@ import CIntrinsics
 /// each tile for its store costs more than the lanes save): a 3 × 3 convolution on a 13 × 13 plane
 /// used 75% of the first kernel's lanes. A pointwise convolution at stride 1 with more than 24
 /// output channels (fewer go to the few-row product) takes the second kernel on the same terms,
-/// reading its input's planes in place: no phase planes, and no columns packed for a product.
+/// reading its input's planes in place: no phase planes, and no columns packed for a product. A
+/// window of one tap strided or padded (a ResNet's downsampling shortcut) reads one phase plane
+/// per channel, its input subsampled, and takes the second kernel on the same terms.
 extension OpenBLASBackend {
     /// Whether ``implicitConvolution`` computes a convolution: the engine's AVX-512 product
     /// kernel, at most two spatial axes, and phase planes at most a few times the size of the
     /// input and output planes (huge paddings and dilations go through im2col). A window of one
-    /// tap only at stride 1 without padding, with output channels across the lanes (more than
-    /// the 24 the few-row product takes; ``convolvesByChannels(_:_:outPerGroup:reduction:)``),
-    /// the input's planes read in place; otherwise its input is already a product's columns (or,
-    /// strided, a plain copy) and the product kernel packs them.
+    /// tap only with output channels across the lanes (more than the 24 the few-row product
+    /// takes; ``convolvesByChannels(_:_:outPerGroup:reduction:)``): at stride 1 without padding
+    /// the input's planes read in place, else one phase plane per channel; otherwise its input is
+    /// already a product's columns (or, strided, a plain copy) and the product kernel packs them.
     static func convolvesImplicitly(_ shape: WindowShape3D, outPerGroup: Int, reduction: Int) -> Bool {
         guard HostProducts.kernel == .avx512, shape.input[0] == 1, shape.kernel[0] == 1, shape.output[0] == 1,
             let phases = PhasePlanes(shape)
         else { return false }
         if shape.kernelCount == 1 {
-            return shape.readsInputAsPlanes && outPerGroup > 24
-                && convolvesByChannels(shape, phases, outPerGroup: outPerGroup, reduction: reduction)
+            // In place, or (strided or padded) from one phase plane per channel, the input
+            // subsampled: a ResNet's downsampling shortcut.
+            return outPerGroup > 24 && convolvesByChannels(shape, phases, outPerGroup: outPerGroup, reduction: reduction)
         }
         return phases.channelFloats <= 4 * Swift.max(shape.input[1] * shape.input[2], shape.outputCount) + 4096
     }
@@ -59,11 +62,13 @@ extension OpenBLASBackend {
     }
 
     /// Where the phase planes of one input channel lie: `strides[1]·strides[2]` planes of
-    /// `rows × rowFloats` floats, phase (ph, pw) at `(ph·strides[2] + pw)·planeFloats`.
+    /// `rows × rowFloats` floats, phase (ph, pw) at `(ph·strides[2] + pw)·planeFloats`. A window
+    /// of one tap reads only phase (0, 0): its channels have that plane alone (`phaseCount` 1).
     struct PhasePlanes {
         let rows: Int
         let rowFloats: Int
         let planeFloats: Int
+        let phaseCount: Int
         let channelFloats: Int
         let strides: (rows: Int, columns: Int)
 
@@ -76,10 +81,12 @@ extension OpenBLASBackend {
             let (rows, rowsOverflow) = shape.output[1].addingReportingOverflow(spanH / sH)
             let (rowFloats, widthOverflow) = shape.output[2].addingReportingOverflow(spanW / sW)
             let (plane, planeOverflow) = rows.multipliedReportingOverflow(by: rowFloats)
-            let (phases, phasesOverflow) = sH.multipliedReportingOverflow(by: sW)
+            let (allPhases, phasesOverflow) = sH.multipliedReportingOverflow(by: sW)
+            let phases = shape.kernelCount == 1 ? 1 : allPhases
             let (channel, channelOverflow) = plane.multipliedReportingOverflow(by: phases)
             guard !rowsOverflow, !widthOverflow, !planeOverflow, !phasesOverflow, !channelOverflow else { return nil }
-            (self.rows, self.rowFloats, planeFloats, channelFloats, strides) = (rows, rowFloats, plane, channel, (sH, sW))
+            (self.rows, self.rowFloats, planeFloats, phaseCount, channelFloats, strides) =
+                (rows, rowFloats, plane, phases, channel, (sH, sW))
         }
 
         /// Where tap (kh, kw) of output position 0 reads, from its channel's first phase plane.
@@ -295,7 +302,7 @@ extension OpenBLASBackend {
         let (top, left) = (shape.before[1], shape.before[2])
         let (rowStride, columnStride) = phases.strides
         let width = phases.rowFloats
-        let phaseCount = rowStride * columnStride
+        let phaseCount = phases.phaseCount
         let parts = Parallel.workerCount(forElements: channels * phases.channelFloats)
         // By phase plane: a few channels (an image's three) still give every worker planes.
         Parallel.forEachRange(channels * phaseCount, parts: parts) { range in
