@@ -273,6 +273,9 @@ extension Samples {
         poolingSample(
             .maxPool, "large", input([1, 64, 112, 112]), kernel: [3, 3], strides: [2, 2], padding: [(1, 1), (1, 1)]),
         poolingSample(
+            .maxPool, "one window over the whole plane, special values",
+            SampleInput(shape: [2, 3, 5, 9], values: .special(shift: 1)), kernel: [5, 9]),
+        poolingSample(
             .maxPool, "rows of 13 (one partial strip), ceil mode", input([1, 3, 27, 27]), kernel: [3, 3],
             strides: [2, 2], ceil: true),
         poolingSample(
@@ -297,6 +300,10 @@ extension Samples {
         poolingSample(.averagePool, "float16", input([1, 2, 6, 6], .float16), kernel: [2, 2], strides: [2, 2]),
         poolingSample(.averagePool, "transposed input", input([1, 3, 5, 7], .float32, .transposed), kernel: [2, 2]),
         poolingSample(.averagePool, "large", input([1, 64, 56, 56]), kernel: [3, 3], padding: [(1, 1), (1, 1)]),
+        poolingSample(.averagePool, "one window over the whole plane", input([2, 40, 7, 7]), kernel: [7, 7]),
+        poolingSample(
+            .averagePool, "one window over the whole plane and its padding, counted", input([1, 5, 6, 1]),
+            kernel: [8, 3], padding: [(1, 1), (1, 1)], countsPadding: true),
         poolingSample(
             .averagePool, "wide rows: stride 3, ceil mode, padding counted", input([2, 3, 6, 100]), kernel: [3, 3],
             strides: [2, 3], padding: [(1, 1), (1, 2)], ceil: true, countsPadding: true),

@@ -58,6 +58,29 @@ extension OpenBLASBackend {
         }
         let (entriesD, entriesH, entriesW) = (table + 4 * base[0], table + 4 * base[1], table + 4 * base[2])
         let dilations = shape.dilations
+        // One window per plane over the whole plane (ResNet's 7 × 7 average pool before its
+        // classifier): the plane is one contiguous row, reduced with vector accumulators, not a
+        // chain of scalar adds as long as the window.
+        let wholePlane = shape.outputCount == 1 && (0..<axes).allSatisfy { axis in
+            // Taps lower..<upper land inside, tap k at start + k·dilation: every position, in order.
+            let (start, lower, upper) = (table[4 * base[axis]], table[4 * base[axis] + 1], table[4 * base[axis] + 2])
+            let count = upper - lower
+            return count == shape.input[axis] && start + lower * dilations[axis] == 0
+                && (dilations[axis] == 1 || count == 1)
+        }
+        if wholePlane {
+            let divisor = Float(entriesD[3] * entriesH[3] * entriesW[3])
+            let inputCount = shape.inputCount
+            Parallel.forEachRange(planes, parts: Parallel.workerCount(forElements: planes * inputCount)) { range in
+                for plane in range {
+                    let input = source + plane * inputCount
+                    out[plane] = average ? Self.reduceRow(.sum, input, inputCount) / divisor
+                        : Self.reduceRow(.maximum, input, inputCount)
+                }
+            }
+            withExtendedLifetime(owner) {}
+            return result
+        }
         let (rowLength, planeRows) = (shape.input[2], shape.input[1])
         let parts = Parallel.workerCount(forElements: planes * shape.outputCount, costPerElement: shape.kernelCount)
         Parallel.forEachRange(planes, parts: parts) { range in
