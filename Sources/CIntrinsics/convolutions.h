@@ -41,6 +41,38 @@ static TE_AVX512 void te_pad_row(const float *line, long first, long count, floa
     }
 }
 
+/// The rows of both column phases of a stride-2 phase plane from one input row `columns` wide:
+/// `even[j] = line[2j - left]` and `odd[j] = line[2j + 1 - left]` for j < `width`, 0 where that
+/// column lies outside the row. Each 32 input floats are loaded once (masked at the row's ends)
+/// and split into the two phases: one pass over the row, where a gather per phase read it twice
+/// and wrote the padding by separate calls.
+static TE_AVX512 void te_phase_rows2(const float *line, long columns, long left, float *even, float *odd, long width) {
+    const te_float16 zero = 0;
+    for (long j = 0; j < width; j += 16) {
+        const long first = 2 * j - left;
+        unsigned short lanes[2];
+        for (int half = 0; half < 2; half++) {
+            // Lane l reads column first + 16·half + l, inside 0..<columns.
+            const long start = first + 16 * half;
+            const long low = start < 0 ? (-start > 16 ? 16 : -start) : 0;
+            const long high = columns - start < 0 ? 0 : (columns - start > 16 ? 16 : columns - start);
+            lanes[half] = low >= high ? 0 : (unsigned short)(((1u << high) - 1u) & ~((1u << low) - 1u));
+        }
+        // Masked-off lanes read nothing, so the addresses may lie outside the line.
+        const float *source = (const float *)((const char *)line + first * (long)sizeof(float));
+        const te_float16 a = (te_float16)__builtin_ia32_loadups512_mask(source, (te_v16sf)zero, lanes[0]);
+        const te_float16 b = (te_float16)__builtin_ia32_loadups512_mask(
+            (const float *)((const char *)source + 16 * sizeof(float)), (te_v16sf)zero, lanes[1]);
+        const unsigned short stored = width - j < 16 ? (unsigned short)((1u << (width - j)) - 1u) : 0xFFFF;
+        const te_float16 evens =
+            __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        const te_float16 odds =
+            __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+        __builtin_ia32_storeups512_mask(even + j, (te_v16sf)evens, stored);
+        __builtin_ia32_storeups512_mask(odd + j, (te_v16sf)odds, stored);
+    }
+}
+
 /// One tile: `positions` outputs of one row (grid position `q` on, stored from `at` in each
 /// channel's plane, planes `plane` floats apart from `c`) by the `channels` (≤ 32; 16 lanes each
 /// in `halves` vectors) of panel `panel` of the packed filters. Each result starts from its

@@ -293,7 +293,8 @@ extension OpenBLASBackend {
 
     /// The input's channels copied into their zero-padded phase planes, the input's first row and
     /// column at the window's padding before them; every float of every plane is written once
-    /// (by all cores), without a call to the C library for each short run of a row.
+    /// (by all cores), without a call to the C library for each short run of a row. At column
+    /// stride 2 each input row is read once for both of its column phases (`te_phase_rows2`).
     private static func pad(
         _ input: UnsafePointer<Float>, into planes: UnsafeMutablePointer<Float>, _ phases: PhasePlanes,
         _ shape: WindowShape3D, channels: Int
@@ -304,6 +305,28 @@ extension OpenBLASBackend {
         let width = phases.rowFloats
         let phaseCount = phases.phaseCount
         let parts = Parallel.workerCount(forElements: channels * phases.channelFloats)
+        if columnStride == 2, phaseCount == rowStride * 2 {
+            // Both column phases of a row phase from one pass over each input row.
+            Parallel.forEachRange(channels * rowStride, parts: parts) { range in
+                for index in range {
+                    let (channel, rowPhase) = index.quotientAndRemainder(dividingBy: rowStride)
+                    let source = input + channel * inRows * inColumns
+                    let even = planes + channel * phases.channelFloats + rowPhase * 2 * phases.planeFloats
+                    let odd = even + phases.planeFloats
+                    for row in 0..<phases.rows {
+                        let inRow = row * rowStride + rowPhase - top
+                        if inRow >= 0, inRow < inRows {
+                            te_phase_rows2(source + inRow * inColumns, inColumns, left, even + row * width,
+                                           odd + row * width, width)
+                        } else {
+                            te_pad_row(source, 0, 0, even + row * width, width)
+                            te_pad_row(source, 0, 0, odd + row * width, width)
+                        }
+                    }
+                }
+            }
+            return
+        }
         // By phase plane: a few channels (an image's three) still give every worker planes.
         Parallel.forEachRange(channels * phaseCount, parts: parts) { range in
             for index in range {
