@@ -9,6 +9,8 @@ struct StridedCopyTests {
     static let shapes: [(Int, Int, Int)] = [
         (1, 1, 2), (1, 2, 1) /* not a transpose path: an axis of 1 */, (1, 16, 16), (1, 17, 33),
         (3, 5, 40), (2, 64, 48), (1, 300, 7),
+        // Several 64 × 64 blocks of the AVX-512 transpose, with partial blocks and tiles on both axes.
+        (2, 70, 130), (1, 129, 16), (3, 16, 65),
     ]
 
     @Test(arguments: shapes.indices) func transposedViewsCopyEveryElement(_ index: Int) {
@@ -34,6 +36,29 @@ struct StridedCopyTests {
         check(UInt8.self)
         check(UInt16.self)
         check(UInt32.self)
+    }
+
+    /// Transposed views of a larger source: lines padded past the view's rows, planes taken from
+    /// every other plane, the view starting at an offset; and one of 2²⁴ elements, which the
+    /// AVX-512 transpose writes with streaming stores.
+    @Test(arguments: [(2, 37, 90, 45, 3), (1, 4096, 4096, 4096, 0)])
+    func transposedViewsOfPaddedSourcesCopyEveryElement(_ shape: (Int, Int, Int, Int, Int)) {
+        let (planes, rows, columns, lineLength, offset) = shape
+        let planeStride = 2 * columns * lineLength
+        let count = planes * rows * columns
+        let view = Layout(shape: [planes, rows, columns], strides: [planeStride, 1, lineLength], offset: offset)
+        let source = (0..<(offset + (planes - 1) * planeStride + columns * lineLength)).map { UInt32(truncatingIfNeeded: $0 &* 2654435761 >> 5) }
+        var destination = [UInt32](repeating: 0, count: count)
+        source.withUnsafeBytes { from in
+            destination.withUnsafeMutableBytes { to in
+                StridedCopy.copy(from.baseAddress!, view, to: to.baseAddress!, elementSize: 4)
+            }
+        }
+        let wrong = (0..<count).first { i in
+            let plane = i / (rows * columns), r = (i / columns) % rows, c = i % columns
+            return destination[i] != source[offset + plane * planeStride + c * lineLength + r]
+        }
+        #expect(wrong == nil, "[\(planes), \(rows), \(columns)] from lines of \(lineLength): element \(wrong ?? -1)")
     }
 }
 
