@@ -266,11 +266,38 @@ package struct Planner {
                     recordingSeconds: recording,
                     cost: decision.cost, supported: decision.supported, reason: decision.reason, copies: copies))
         }
+        steps = Self.pricingPlacedConcatenations(steps, graph.nodes, targets: targets.map(position), allowed)
         let used = Set(steps.map(\.backend))
         let evaluation = allowed.indices.filter { used.contains(allowed[$0].id) }
             .map { allowedProfiles[$0]?.secondsPerEvaluation ?? 0 }.max() ?? 0
         return PlanTemplate(
             steps: steps, targets: targets.map(position), calibrated: calibrated, evaluationSeconds: evaluation)
+    }
+
+    /// The steps with each concatenation whose operands the executor writes in place
+    /// (``ConcatPlacements``) priced for the copies it still makes: its bookkeeping, and its
+    /// copying time by the share of elements it copies.
+    private static func pricingPlacedConcatenations(
+        _ steps: [PlanStep], _ nodes: [Node], targets: [Int], _ allowed: [any Backend]
+    ) -> [PlanStep] {
+        var reads = [Int](repeating: 0, count: nodes.count)
+        for step in steps { for operand in step.operands where reads.indices.contains(operand) { reads[operand] += 1 } }
+        for position in targets where reads.indices.contains(position) { reads[position] += 1 }
+        let placements = ConcatPlacements(
+            steps: steps, nodes: nodes, targets: targets,
+            hostBackends: allowed.filter { $0.memorySpace == .host }.map(\.id), reads: { reads[$0] })
+        guard !placements.isEmpty else { return steps }
+        return steps.indices.map { index in
+            let step = steps[index]
+            let share = placements.copiedShare(ofStep: index, steps, nodes)
+            guard share < 1 else { return step }
+            let copying = max(0, step.estimatedSeconds - step.recordingSeconds) * share
+            return PlanStep(
+                output: step.output, region: step.region, operands: step.operands, absorbed: step.absorbed,
+                backend: step.backend, estimatedSeconds: step.recordingSeconds + copying,
+                recordingSeconds: step.recordingSeconds, cost: step.cost, supported: step.supported,
+                reason: step.reason, copies: step.copies)
+        }
     }
 
     private func backend(_ id: BackendID) -> any Backend {

@@ -71,6 +71,12 @@ package protocol Backend: AnyObject, Sendable {
     /// Runs a kernel on values in this backend's memory space and returns the result (implemented
     /// below, a requirement for the same reason as ``capability(for:inputs:output:)``).
     func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value
+
+    /// Runs a kernel as ``execute(_:inputs:output:)``, writing its result at `placement` where the
+    /// kernel can (see ``OutputPlacement``); the extension below ignores the placement.
+    func execute(
+        _ kernel: Kernel, inputs: [Value], output: TensorSignature, into placement: OutputPlacement
+    ) throws(TensorError) -> Value
 }
 
 extension Backend {
@@ -107,6 +113,14 @@ extension Backend {
     }
 
     /// Runs a kernel on values in this backend's memory space and returns the result.
+    /// Runs the kernel into a buffer of its own: the placement is a request, which this default
+    /// declines.
+    package func execute(
+        _ kernel: Kernel, inputs: [Value], output: TensorSignature, into placement: OutputPlacement
+    ) throws(TensorError) -> Value {
+        try execute(kernel, inputs: inputs, output: output)
+    }
+
     package func execute(_ kernel: Kernel, inputs: [Value], output: TensorSignature) throws(TensorError) -> Value {
         let query = KernelQuery(kernel: kernel, values: inputs, output: output)
         switch kernel {

@@ -77,6 +77,10 @@ package struct Executor {
         for binding in bindings { slots[binding.position].value = binding.value }
         for position in plan.template.targets { slots[position].remaining += 1 }
         for index in steps.indices { for operand in steps[index].operands { slots[operand].remaining += 1 } }
+        let placements = ConcatPlacements(
+            plan, hostBackends: backends.filter { $0.memorySpace == .host }.map(\.id), reads: { slots[$0].remaining })
+        // By the concatenation's position: the buffer its placed operands are written into.
+        var placedBuffers: [Int: HostBuffer] = [:]
 
         func release(_ position: Int) {
             slots[position].remaining -= 1
@@ -122,7 +126,24 @@ package struct Executor {
             }
             if measure { try backend.synchronize() }
             let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
-            let result = try backend.execute(plan.kernel(of: steps[index]), inputs: inputs, output: node.signature)
+            var placement: OutputPlacement?
+            if let target = placements[index] {
+                let buffer: HostBuffer
+                if let made = placedBuffers[target.concat] {
+                    buffer = made
+                } else {
+                    buffer = try HostBuffer(byteCount: nodes[target.concat].signature.byteCount, op: "concat")
+                    placedBuffers[target.concat] = buffer
+                }
+                placement = OutputPlacement(buffer: buffer, elementOffset: target.elementOffset)
+            }
+            let kernel = plan.kernel(of: steps[index])
+            let result =
+                if let placement {
+                    try backend.execute(kernel, inputs: inputs, output: node.signature, into: placement)
+                } else {
+                    try backend.execute(kernel, inputs: inputs, output: node.signature)
+                }
             if measure {
                 try backend.synchronize()
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
@@ -135,7 +156,17 @@ package struct Executor {
                 break
             }
             slots[output].value = result
-            if fresh {
+            if fresh, let placement, let concat = placements[index]?.concat, result.buffer === placement.buffer {
+                // A part of a concatenation's buffer: counted once, under the concatenation.
+                if bufferReaders[concat] == 0 {
+                    bufferBytes[concat] = placement.buffer.byteCount
+                    liveBytes += bufferBytes[concat]
+                    statistics.totalIntermediateBytes += bufferBytes[concat]
+                    statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
+                }
+                slots[output].maker = concat
+                bufferReaders[concat] += 1
+            } else if fresh {
                 slots[output].maker = output
                 bufferBytes[output] = result.buffer.byteCount
                 bufferReaders[output] = 1

@@ -24,8 +24,11 @@ package struct Layout: Sendable, Hashable {
 
     /// Whether this is exactly `Layout(contiguous: shape)` for the given shape (the strides of
     /// size-1 axes included), checked without building that layout.
-    func isRowMajor(shape expected: [Int]) -> Bool {
-        guard offset == 0, shape == expected else { return false }
+    func isRowMajor(shape expected: [Int]) -> Bool { isRowMajor(shape: expected, from: 0) }
+
+    /// Whether this is `Layout(contiguous: shape)` starting at element `start` of its buffer.
+    func isRowMajor(shape expected: [Int], from start: Int) -> Bool {
+        guard offset == start, shape == expected else { return false }
         var running = 1
         for axis in shape.indices.reversed() {
             guard strides[axis] == running else { return false }

@@ -14,10 +14,11 @@ extension OpenBLASBackend {
     /// once. With OpenBLAS's `sgemm`, the bias and residual are written first (by each piece, into
     /// its own part of the output), the products accumulate onto them, and the clamp bounds each
     /// piece's results once its product is done, while they are in cache.
-    func convolution(_ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature) throws(TensorError)
-        -> Value
-    {
-        let (result, buffer) = try allocate(output, for: "convolution")
+    func convolution(
+        _ geometry: ConvolutionGeometry, _ inputs: [Value], _ output: TensorSignature,
+        into placement: OutputPlacement? = nil
+    ) throws(TensorError) -> Value {
+        let (result, start) = try allocate(output, for: "convolution", at: placement)
         guard output.elementCount > 0 else { return result }
         let (x, xOwner) = try contiguous(inputs[0])
         let (w, wOwner) = try contiguous(inputs[1])
@@ -35,7 +36,7 @@ extension OpenBLASBackend {
             input: Array(input.dropFirst(2)), kernel: Array(weight.dropFirst(2)),
             output: Array(output.shape.dropFirst(2)),
             strides: geometry.strides, dilations: geometry.dilations, padding: geometry.padding)
-        let out = buffer.elements(as: Float.self)
+        let out = start.assumingMemoryBound(to: Float.self)
         let (batch, channels, outChannels) = (input[0], input[1], output.shape[1])
         let groups = geometry.groups
         let (inPerGroup, outPerGroup) = (channels / groups, outChannels / groups)

@@ -66,11 +66,30 @@ extension OpenBLASBackend {
     /// The operands side by side along `axis`. The result is a sequence of runs, one per operand
     /// within each index of the axes before `axis`; with few runs, the cores copy disjoint byte
     /// ranges of the result (a CNN's concatenation of two branches is two runs of a megabyte).
-    func concat(axis: Int, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
-        let (result, buffer) = try allocate(output, for: "concat")
+    func concat(
+        axis: Int, _ inputs: [Value], _ output: TensorSignature, into placement: OutputPlacement? = nil
+    ) throws(TensorError) -> Value {
         let size = output.scalarType.byteCount
         let outer = output.shape[..<axis].reduce(1, *)
         let inner = output.shape[(axis + 1)...].reduce(1, *)
+        if let placement, outer == 1, let (result, start) = placement.value(output) {
+            // One run per operand: those written in place already are left; the others copied.
+            var offset = placement.elementOffset
+            for input in inputs {
+                let count = input.layout.elementCount
+                let inPlace =
+                    input.buffer === placement.buffer && input.layout.offset == offset
+                    && input.layout.isRowMajor(shape: input.shape, from: offset)
+                if !inPlace, count > 0 {
+                    StridedCopy.copy(
+                        try Self.pointer(input), input.layout, to: start + (offset - placement.elementOffset) * size,
+                        elementSize: size)
+                }
+                offset += count
+            }
+            return result
+        }
+        let (result, buffer) = try allocate(output, for: "concat")
         var sources: [(pointer: UnsafeRawPointer, run: Int)] = []
         var owners: [Value] = []
         for input in inputs {

@@ -111,6 +111,29 @@ package final class OpenBLASBackend: Backend {
         return (Value(buffer: buffer, layout: Layout(contiguous: signature.shape), scalarType: signature.scalarType), buffer)
     }
 
+    /// A result's storage: at `placement` when it fits there, else a fresh buffer; and where its
+    /// first element goes.
+    func allocate(
+        _ signature: TensorSignature, for op: String, at placement: OutputPlacement?
+    ) throws(TensorError) -> (Value, UnsafeMutableRawPointer) {
+        if let placement, let placed = placement.value(signature) { return placed }
+        let (value, buffer) = try allocate(signature, for: op)
+        return (value, buffer.pointer)
+    }
+
+    /// Runs a kernel at a placement where the kernel writes there (convolutions, and the
+    /// concatenation that finds them in place), else into a buffer of its own.
+    package func execute(
+        _ kernel: Kernel, inputs: [Value], output: TensorSignature, into placement: OutputPlacement
+    ) throws(TensorError) -> Value {
+        guard case .op(let op) = kernel,
+            case .success = Self.kernels.kernel(for: op, self, KernelQuery(kernel: kernel, values: inputs, output: output))
+        else { return try execute(kernel, inputs: inputs, output: output) }
+        if op.kind == .convolution { return try convolution(op.convolutionGeometry, inputs, output, into: placement) }
+        if op.kind == .concat { return try concat(axis: op.axis, inputs, output, into: placement) }
+        return try execute(kernel, inputs: inputs, output: output)
+    }
+
     /// A fused region, or one elementwise op, through the vector engine.
     func fused(_ region: FusedRegion, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "fused")
