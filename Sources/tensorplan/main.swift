@@ -134,12 +134,13 @@ func describeProfile(_ profile: DeviceProfile) -> String {
         + (profile.memory.map {
             String(format: "; beyond %.0f MiB of cache, memory at %.1f GB/s", $0.cacheBytes / 1_048_576, $0.gbPerSecond)
         } ?? "")]
-    let header = ["class", "GFLOP/s", "GB/s", "launch µs", "per line ns", "per operand µs"]
+    let header = ["class", "GFLOP/s", "GB/s", "launch µs", "per line ns", "per operand µs", "memory GB/s"]
     var rows = [header]
     for costClass in CostClass.allCases {
         let row = profile.row(costClass)
         rows.append([costClass.rawValue, rate(row), number(row.gbPerSecond), number(row.launchSeconds, scale: 1e6),
-                     number(row.secondsPerLine, scale: 1e9), number(row.secondsPerOperand, scale: 1e6)])
+                     number(row.secondsPerLine, scale: 1e9), number(row.secondsPerOperand, scale: 1e6),
+                     row.memoryGBPerSecond.map { number($0) } ?? "stream"])
     }
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     for row in rows {

@@ -63,6 +63,10 @@ package enum Calibration {
         if let rate = measured.rate(.memoryStream, bytes: Sizes.streamBytes(Sizes.memoryStreamCount)) {
             let cache = backend.cacheBytes ?? Sizes.streamBytes(Sizes.streamCount(scale))
             profile.memory = MemoryTerms(cacheBytes: Double(cache), gbPerSecond: rate)
+            let movedBytes = 2 * Sizes.memoryMovementEdge * Sizes.memoryMovementEdge * 4
+            if let moving = measured.rate(.memoryMovement, bytes: movedBytes, launch: .movementLaunch), moving < rate {
+                profile.rows[.movement]?.memoryGBPerSecond = moving
+            }
         }
         if backend.memorySpace != .host {
             let launch = measured.seconds[.launch] ?? 0
@@ -88,6 +92,7 @@ package enum Calibration {
         case launch, manyOperands, reductionLaunch, lineWiseLaunch, movementLaunch
         case matmulSmall, matmulMedium, matmulLarge, matrixVector, fewRows
         case stream, memoryStream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
+        case memoryMovement
         case depthwise
     }
 
@@ -114,6 +119,8 @@ package enum Calibration {
         /// Floats of each operand of the memory probe: three of them (192 MiB) are far beyond the
         /// last-level cache of most CPUs.
         static let memoryStreamCount = 1 << 24
+        /// The edge of the square the memory movement probe transposes: 2²⁴ floats.
+        static let memoryMovementEdge = 1 << 12
         /// Bytes a stream probe (`x + y`) of `count` floats moves: two operands read, a result written.
         static func streamBytes(_ count: Int) -> Int { 3 * count * 4 }
         static func chainCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
@@ -222,6 +229,13 @@ package enum Calibration {
         Probe(name: .movement, runs: 10, slowRuns: 10) { scale throws(TensorError) in
             let r = try input([Sizes.longRows(scale), 1024], 9)
             return { r.transposed().reshaped(to: [Sizes.longRows(scale) * 1024]) }
+        },
+        // A transpose far beyond the cache (64 MiB each way): lines read and written far apart,
+        // which run below the memory stream's rate (not on the naive loops either).
+        Probe(name: .memoryMovement, runs: 5, slowRuns: nil, budget: 0.5) { _ throws(TensorError) in
+            let edge = Sizes.memoryMovementEdge
+            let square = try filled(edge * edge, 3).reshaped(to: [edge, edge])
+            return { square.transposed().reshaped(to: [edge * edge]) }
         },
         // The same bytes moved in runs of 64 floats, as attention's head split and merge do: a
         // host copy streams them, a device kernel that indexes each element may not.

@@ -84,7 +84,7 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     func gbPerSecond(_ row: CostTerms, bytes: Double) -> Double {
         guard let memory, bytes > memory.cacheBytes else { return row.gbPerSecond }
         let cached = Swift.min(1, Swift.max(0, 2 - bytes / Swift.max(memory.cacheBytes, 1)))
-        let streamed = Swift.min(row.gbPerSecond, memory.gbPerSecond)
+        let streamed = Swift.min(row.gbPerSecond, row.memoryGBPerSecond ?? memory.gbPerSecond)
         return 1 / (cached / row.gbPerSecond + (1 - cached) / streamed)
     }
 
@@ -111,17 +111,22 @@ public struct CostTerms: Sendable, Hashable, Codable {
     public var secondsPerLine: Double
     /// Seconds per operand beyond the first (a device binds each buffer a kernel reads).
     public var secondsPerOperand: Double
+    /// GB/s of this work through memory far beyond the cache, where it is not the stream's
+    /// (``MemoryTerms/gbPerSecond``): a transpose reads and writes lines far apart, and ran at
+    /// 60% of the stream's rate on the EPYC machine. `nil`: the stream's.
+    public var memoryGBPerSecond: Double?
 
     /// A row of the given terms.
     public init(
         gflops: [RatePoint], gbPerSecond: Double, launchSeconds: Double, secondsPerLine: Double = 0,
-        secondsPerOperand: Double = 0
+        secondsPerOperand: Double = 0, memoryGBPerSecond: Double? = nil
     ) {
         self.gflops = gflops
         self.gbPerSecond = gbPerSecond
         self.launchSeconds = launchSeconds
         self.secondsPerLine = secondsPerLine
         self.secondsPerOperand = secondsPerOperand
+        self.memoryGBPerSecond = memoryGBPerSecond
     }
 
     /// A row at one rate whatever the size.

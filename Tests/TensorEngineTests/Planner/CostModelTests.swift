@@ -76,6 +76,14 @@ struct CostModelTests {
         #expect(abs(seconds(48e6) - (24e6 / 100e9 + 24e6 / 20e9)) < 1e-15)
         // A row slower than the memory keeps its own rate.
         #expect(abs(seconds(10 * cache, .movement) - 10 * cache / 5e9) < 1e-15)
+        // A row with a memory rate of its own (a transpose's) moves at it beyond the cache, and
+        // at its own rate in the cache.
+        var transposes = CostTerms(gflops: 1000, gbPerSecond: 100, launchSeconds: 0)
+        transposes.memoryGBPerSecond = 12
+        profile.rows[.runMovement] = transposes
+        #expect(abs(seconds(10 * cache, .runMovement) - 10 * cache / 12e9) < 1e-15)
+        #expect(abs(seconds(48e6, .runMovement) - (24e6 / 100e9 + 24e6 / 12e9)) < 1e-15)
+        #expect(seconds(cache, .runMovement) == cache / 100e9)
     }
 
     /// Operand bytes streamed from memory (a model's weights beyond the cache) bound the time
