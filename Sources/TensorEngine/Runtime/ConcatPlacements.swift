@@ -70,7 +70,9 @@ struct ConcatPlacements {
     /// The share of a concatenation step's operand elements that it copies: those whose makers
     /// are not placed in its result (1 for a step that is not a placed concatenation).
     func copiedShare(ofStep index: Int, _ steps: [PlanStep], _ nodes: [Node]) -> Double {
-        guard !isEmpty, let own = byStep[index], own.concat == steps[index].output, own.elementOffset == 0 else { return 1 }
+        guard !isEmpty, let own = byStep[index], own.concat == steps[index].output, own.elementOffset == 0 else {
+            return 1
+        }
         var makers: [Int: Int] = [:]
         for (maker, step) in steps.enumerated() { makers[step.output] = maker }
         var (copied, total) = (0, 0)

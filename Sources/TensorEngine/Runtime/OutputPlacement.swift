@@ -14,9 +14,12 @@ package struct OutputPlacement: @unchecked Sendable {
     /// `nil` when they would not fit in the buffer.
     func value(_ signature: TensorSignature) -> (value: Value, start: UnsafeMutableRawPointer)? {
         let size = signature.scalarType.byteCount
-        guard elementOffset >= 0, (elementOffset + signature.elementCount) * size <= buffer.byteCount else { return nil }
+        guard elementOffset >= 0, (elementOffset + signature.elementCount) * size <= buffer.byteCount else {
+            return nil
+        }
         let contiguous = Layout(contiguous: signature.shape)
         let layout = Layout(shape: contiguous.shape, strides: contiguous.strides, offset: elementOffset)
-        return (Value(buffer: buffer, layout: layout, scalarType: signature.scalarType), buffer.pointer + elementOffset * size)
+        let value = Value(buffer: buffer, layout: layout, scalarType: signature.scalarType)
+        return (value, buffer.pointer + elementOffset * size)
     }
 }

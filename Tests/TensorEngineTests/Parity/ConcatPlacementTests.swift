@@ -3,8 +3,9 @@ import Testing
 
 /// Concatenations whose operands the executor has their convolutions write in place
 /// (`ConcatPlacements`), on the openblas backend against the naive one: placed, partly placed
-/// (operands from elementwise steps, an operand read elsewhere too, a run not 64-byte aligned, a batch of two, the same operand
-/// twice, a nested concatenation) and the concatenation as a target beside its operands.
+/// (operands from elementwise steps, an operand read elsewhere too, a run not 64-byte aligned, a
+/// batch of two, the same operand twice, a nested concatenation) and the concatenation as a
+/// target beside its operands.
 @Suite("Concatenation in place")
 struct ConcatPlacementTests {
     /// A batch `batch` image of `channels` × `side` × `side` and three convolutions of it:

@@ -47,7 +47,8 @@ struct StridedCopyTests {
         let planeStride = 2 * columns * lineLength
         let count = planes * rows * columns
         let view = Layout(shape: [planes, rows, columns], strides: [planeStride, 1, lineLength], offset: offset)
-        let source = (0..<(offset + (planes - 1) * planeStride + columns * lineLength)).map { UInt32(truncatingIfNeeded: $0 &* 2654435761 >> 5) }
+        let sourceCount = offset + (planes - 1) * planeStride + columns * lineLength
+        let source = (0..<sourceCount).map { UInt32(truncatingIfNeeded: $0 &* 2654435761 >> 5) }
         var destination = [UInt32](repeating: 0, count: count)
         source.withUnsafeBytes { from in
             destination.withUnsafeMutableBytes { to in

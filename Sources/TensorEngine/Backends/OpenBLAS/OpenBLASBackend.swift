@@ -126,9 +126,10 @@ package final class OpenBLASBackend: Backend {
     package func execute(
         _ kernel: Kernel, inputs: [Value], output: TensorSignature, into placement: OutputPlacement
     ) throws(TensorError) -> Value {
-        guard case .op(let op) = kernel,
-            case .success = Self.kernels.kernel(for: op, self, KernelQuery(kernel: kernel, values: inputs, output: output))
-        else { return try execute(kernel, inputs: inputs, output: output) }
+        let query = KernelQuery(kernel: kernel, values: inputs, output: output)
+        guard case .op(let op) = kernel, case .success = Self.kernels.kernel(for: op, self, query) else {
+            return try execute(kernel, inputs: inputs, output: output)
+        }
         if op.kind == .convolution { return try convolution(op.convolutionGeometry, inputs, output, into: placement) }
         if op.kind == .concat { return try concat(axis: op.axis, inputs, output, into: placement) }
         return try execute(kernel, inputs: inputs, output: output)
