@@ -161,13 +161,17 @@ enum ShapeRules {
     /// `[..., m, k] · [..., k, n]` with identical batch dimensions (the front end broadcasts them).
     static let matmul: ShapeRule = { _, inputs throws(RuleViolation) in
         let (a, b) = (inputs[0], inputs[1])
-        guard a.shape.count >= 2, a.shape.count == b.shape.count,
-            a.shape.dropLast(2) == b.shape.dropLast(2), a.shape[a.shape.count - 1] == b.shape[b.shape.count - 2]
+        let rank = a.shape.count
+        // Index by index, without slices: this rule runs on every product recorded.
+        guard rank >= 2, rank == b.shape.count, (0..<rank - 2).allSatisfy({ a.shape[$0] == b.shape[$0] }),
+            a.shape[rank - 1] == b.shape[rank - 2]
         else {
             throw RuleViolation(
                 .shapeMismatch, "shapes \(describe(a.shape)) and \(describe(b.shape)) cannot be multiplied")
         }
-        return TensorSignature(shape: a.shape.dropLast() + [b.shape[b.shape.count - 1]], scalarType: a.scalarType)
+        var shape = a.shape
+        shape[rank - 1] = b.shape[rank - 1]
+        return TensorSignature(shape: shape, scalarType: a.scalarType)
     }
 
     static let sameAsOperand: ShapeRule = { _, inputs throws(RuleViolation) in inputs[0] }

@@ -285,7 +285,7 @@ package struct Planner {
         for position in targets where reads.indices.contains(position) { reads[position] += 1 }
         let placements = ConcatPlacements(
             steps: steps, nodes: nodes, targets: targets,
-            hostBackends: allowed.filter { $0.memorySpace == .host }.map(\.id), reads: { reads[$0] })
+            isHost: { id in allowed.contains { $0.id == id && $0.memorySpace == .host } }, reads: { reads[$0] })
         guard !placements.isEmpty else { return steps }
         return steps.indices.map { index in
             let step = steps[index]

@@ -15,15 +15,14 @@ struct ConcatPlacements {
     private(set) var isEmpty = true
 
     /// Finds the placements of a plan's steps; `reads(position)` is how many times the plan reads
-    /// the value at a position (by steps and as a target).
-    init(_ plan: Plan, hostBackends: [BackendID], reads: (Int) -> Int) {
-        self.init(
-            steps: plan.steps, nodes: plan.nodes, targets: plan.template.targets, hostBackends: hostBackends,
-            reads: reads)
+    /// the value at a position (by steps and as a target); `isHost(backend)`, whether a backend
+    /// works in host memory (asked only of plans that concatenate).
+    init(_ plan: Plan, isHost: (BackendID) -> Bool, reads: (Int) -> Int) {
+        self.init(steps: plan.steps, nodes: plan.nodes, targets: plan.template.targets, isHost: isHost, reads: reads)
     }
 
     /// Finds the placements of steps over `nodes` (by position) before a plan is made of them.
-    init(steps: [PlanStep], nodes: [Node], targets: [Int], hostBackends: [BackendID], reads: (Int) -> Int) {
+    init(steps: [PlanStep], nodes: [Node], targets: [Int], isHost: (BackendID) -> Bool, reads: (Int) -> Int) {
         byStep = []
         func isConcatenation(_ step: PlanStep) -> Bool {
             step.region == nil && nodes.indices.contains(step.output) && nodes[step.output].op.kind == .concat
@@ -36,7 +35,7 @@ struct ConcatPlacements {
         }
         var isTarget = [Bool](repeating: false, count: nodes.count)
         for position in targets where nodes.indices.contains(position) { isTarget[position] = true }
-        for (index, step) in steps.enumerated() where isConcatenation(step) && hostBackends.contains(step.backend) {
+        for (index, step) in steps.enumerated() where isConcatenation(step) && isHost(step.backend) {
             let node = nodes[step.output]
             guard step.operands.allSatisfy(nodes.indices.contains) else { continue }
             let shape = node.signature.shape
@@ -48,7 +47,7 @@ struct ConcatPlacements {
             for operand in step.operands {
                 let count = nodes[operand].signature.elementCount
                 let maker = stepMaking[operand]
-                if count > 0, maker >= 0, hostBackends.contains(steps[maker].backend), !isTarget[operand],
+                if count > 0, maker >= 0, isHost(steps[maker].backend), !isTarget[operand],
                     reads(operand) == 1, byStep[maker] == nil, offset * size % 64 == 0,
                     nodes[operand].signature.scalarType == node.signature.scalarType
                 {

@@ -79,6 +79,24 @@ package final class Engine: Sendable {
 
     package func backend(_ id: BackendID) -> (any Backend)? { backends.first { $0.id == id } }
 
+    /// Planners by policy, made once the profiles are final (``profiles`` in its ready state):
+    /// making one copies every backend's profile, a few hundred reference counts that an
+    /// evaluation of one small op paid each time.
+    private let planners = Guarded<[ComputePolicy: Planner]>([:])
+
+    /// The planner for `policy` with the profiles in force.
+    func planner(_ policy: ComputePolicy) -> Planner {
+        if let made = planners.withLock({ $0[policy] }) { return made }
+        let final = profileState.withLock { state -> [BackendID: DeviceProfile]? in
+            if case .ready(let profiles) = state { return profiles }
+            return nil
+        }
+        guard let final else { return Planner(backends: backends, profiles: profiles, policy: policy) }
+        let planner = Planner(backends: backends, profiles: final, policy: policy)
+        planners.withLock { $0[policy] = planner }
+        return planner
+    }
+
     /// Every backend the engine knows, running or not, in preference order.
     var known: [BackendID] { backends.map(\.id) + unavailable.map(\.id) }
 
@@ -92,7 +110,7 @@ package final class Engine: Sendable {
     func plan(
         _ targets: [Node], policy: ComputePolicy, reusingOtherSizes: Bool = true
     ) throws(TensorError) -> (Plan, cached: Bool) {
-        let (plan, cached) = try Planner(backends: backends, profiles: profiles, policy: policy).plan(
+        let (plan, cached) = try planner(policy).plan(
             targets: targets, cache: planCache, reusingOtherSizes: reusingOtherSizes)
         if PlanLog.enabled { PlanLog.print(ComputePlan(plan, cached: cached)) }
         return (plan, cached)

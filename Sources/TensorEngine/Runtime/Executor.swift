@@ -78,7 +78,8 @@ package struct Executor {
         for position in plan.template.targets { slots[position].remaining += 1 }
         for index in steps.indices { for operand in steps[index].operands { slots[operand].remaining += 1 } }
         let placements = ConcatPlacements(
-            plan, hostBackends: backends.filter { $0.memorySpace == .host }.map(\.id), reads: { slots[$0].remaining })
+            plan, isHost: { id in backends.contains { $0.id == id && $0.memorySpace == .host } },
+            reads: { slots[$0].remaining })
         // By the concatenation's position: the buffer its placed operands are written into.
         var placedBuffers: [Int: HostBuffer] = [:]
 

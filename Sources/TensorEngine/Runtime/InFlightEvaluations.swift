@@ -10,19 +10,28 @@ import Synchronization
 final class InFlightEvaluations: Sendable {
     static let shared = InFlightEvaluations()
 
-    private let claims = Guarded<[ObjectIdentifier: Completion]>([:])
+    /// By claimed node: the completion its waiters wait for, made when the first one comes (an
+    /// evaluation nobody waits for, nearly all of them, allocates nothing here).
+    private let claims = Guarded<[ObjectIdentifier: Completion?]>([:])
 
     /// Claims the nodes no other evaluation is computing; returns them, and the completions of
     /// the others.
     func claim(_ nodes: [Node]) -> (mine: [Node], others: [Completion]) {
         claims.withLock { claims in
+            if !nodes.contains(where: { claims[ObjectIdentifier($0)] != nil }) {
+                for node in nodes { claims[ObjectIdentifier(node)] = .some(nil) }
+                return (nodes, [])
+            }
             var mine: [Node] = []
             var others: [Completion] = []
             for node in nodes {
-                if let completion = claims[ObjectIdentifier(node)] {
+                let key = ObjectIdentifier(node)
+                if let claimed = claims[key] {
+                    let completion = claimed ?? Completion()
+                    claims[key] = completion
                     others.append(completion)
                 } else {
-                    claims[ObjectIdentifier(node)] = Completion()
+                    claims[key] = .some(nil)
                     mine.append(node)
                 }
             }
@@ -32,7 +41,9 @@ final class InFlightEvaluations: Sendable {
 
     /// Releases claims (whether or not the nodes got results) and wakes their waiters.
     func finish(_ nodes: [Node]) {
-        let finished = claims.withLock { claims in nodes.compactMap { claims.removeValue(forKey: ObjectIdentifier($0)) } }
+        let finished = claims.withLock { claims in
+            nodes.compactMap { claims.removeValue(forKey: ObjectIdentifier($0)) ?? nil }
+        }
         for completion in finished { completion.signal() }
     }
 

@@ -40,7 +40,7 @@ extension Tensor {
         if let failed = tensors.first(where: { $0.error != nil })?.error {
             throw failed.locatedIfUnknown(location)
         }
-        let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
+        let pending = unevaluatedNodes(of: tensors)
         guard !pending.isEmpty else {
             return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         }
@@ -54,8 +54,8 @@ extension Tensor {
             statistics = try run(mine, policy: chosen)
         }
         for completion in others { await completion.wait() }
-        let failedElsewhere = pending.filter { $0.storedResult == nil }
-        if !failedElsewhere.isEmpty {
+        if pending.contains(where: { $0.storedResult == nil }) {
+            let failedElsewhere = pending.filter { $0.storedResult == nil }
             let own = try run(failedElsewhere, policy: chosen)
             statistics = EvaluationStatistics(
                 peakLiveBytes: Swift.max(statistics.peakLiveBytes, own.peakLiveBytes),
@@ -65,12 +65,21 @@ extension Tensor {
         return statistics
     }
 
+    /// The nodes of `tensors` without a result yet, in one array (evaluating one small op is a
+    /// few microseconds, and each array made on the way is a noticeable share of them).
+    private static func unevaluatedNodes(of tensors: [Tensor]) -> [Node] {
+        var nodes: [Node] = []
+        nodes.reserveCapacity(tensors.count)
+        for tensor in tensors { if let node = tensor.node, node.storedResult == nil { nodes.append(node) } }
+        return nodes
+    }
+
     /// Evaluates tensors synchronously on the calling thread, for the engine's own use when a value
     /// must be known to go on building a graph (an ONNX `Reshape` whose shape is computed from data).
     /// By default the task-local policy applies.
     package static func evaluateNow(_ tensors: [Tensor], policy: ComputePolicy? = nil) throws(TensorError) {
         if let failed = tensors.first(where: { $0.error != nil })?.error { throw failed }
-        let pending = tensors.compactMap(\.node).filter { $0.storedResult == nil }
+        let pending = unevaluatedNodes(of: tensors)
         guard !pending.isEmpty else { return }
         let chosen: ComputePolicy
         if let policy { chosen = policy } else { chosen = try Engine.currentPolicy() }

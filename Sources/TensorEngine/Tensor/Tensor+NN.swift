@@ -9,7 +9,8 @@ extension Tensor {
     /// attention op (see `scaledDotProductAttention`).
     public func matmul(_ other: Tensor, file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         let location = SourceLocation(file, line)
-        if let failed = [self, other].first(where: { $0.error != nil }) { return failed }
+        if error != nil { return self }
+        if other.error != nil { return other }
         if let attention = Tensor.recognizedAttention(probabilities: self, values: other, at: location) { return attention }
         let (a, b) = (shape, other.shape)
         if a.count > 2, b.count == 2, a[a.count - 1] == b[0], let node,
@@ -22,6 +23,12 @@ extension Tensor {
             Tensor(failed: TensorError(.shapeMismatch, op: "matmul", operandShapes: [a, b], message: "shapes \(describe(a)) and \(describe(b)) cannot be multiplied", location: location))
         }
         guard !a.isEmpty, !b.isEmpty else { return mismatch() }
+        // Matrices, or stacks of them with the same batch axes: nothing to broadcast or reshape
+        // (checked index by index: every product recorded passes here).
+        let rank = a.count
+        if rank >= 2, b.count == rank, a[rank - 1] == b[rank - 2], (0..<rank - 2).allSatisfy({ a[$0] == b[$0] }) {
+            return Tensor.record(.matmul, [self, other], at: location)
+        }
         let left = a.count == 1 ? expandingShape(at: 0, file: file, line: line) : self
         let right = b.count == 1 ? other.expandingShape(at: -1, file: file, line: line) : other
         let (la, rb) = (left.shape, right.shape)

@@ -16,15 +16,22 @@ extension OpenBLASBackend {
         let rank = value.layout.rank
         let rowStride = value.layout.strides[rank - 2]
         let columnStride = value.layout.strides[rank - 1]
-        let batch = Layout(shape: Array(value.shape.dropLast(2)), strides: Array(value.layout.strides.dropLast(2)), offset: value.layout.offset)
+        // One matrix (the common case, and on every small product's path) has one offset.
+        let batchOffsets =
+            rank == 2
+            ? [value.layout.offset]
+            : Layout(
+                shape: Array(value.shape.dropLast(2)), strides: Array(value.layout.strides.dropLast(2)),
+                offset: value.layout.offset
+            ).elementOffsets()
         let base = UnsafePointer(try Self.pointer(value).assumingMemoryBound(to: Float.self))
         if columnStride == 1 && (rowStride >= max(columns, 1) || rows == 1) {
-            return (MatrixOperand(pointer: base, transposed: false, leading: max(rowStride, columns, 1)), batch.elementOffsets())
+            return (MatrixOperand(pointer: base, transposed: false, leading: max(rowStride, columns, 1)), batchOffsets)
         }
         guard rowStride == 1 && (columnStride >= max(rows, 1) || columns == 1) else {
             throw TensorError(.backendFailure, op: "matmul", message: "an operand with strides \(value.layout.strides) reached BLAS uncopied")
         }
-        return (MatrixOperand(pointer: base, transposed: true, leading: max(columnStride, rows, 1)), batch.elementOffsets())
+        return (MatrixOperand(pointer: base, transposed: true, leading: max(columnStride, rows, 1)), batchOffsets)
     }
 
     /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, a vector·matrix loop when m is 1, `sgemv` when n is 1.
