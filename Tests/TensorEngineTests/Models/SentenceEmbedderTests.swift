@@ -53,6 +53,26 @@ func availablePolicies() -> [ComputePolicy] {
         print("SentenceEmbedder \(policy): \(subset.count) sentences in \(elapsed); worst cosine \(worstCosine), worst max |diff| \(worstDifference)")
     }
 
+    /// Each reference sentence embedded alone, so that sentences of one token count share the
+    /// plan prepared by the first of them (run again with the others' ids and mask): every one
+    /// still matches its own sentence-transformers embedding, not the first one's.
+    @Test(arguments: availablePolicies().filter { $0 != .only(.naive) })
+    func preparedPlansTakeEachBatchsOwnTokens(policy: ComputePolicy) async throws {
+        let embedder = try SentenceEmbedder(folder: try ModelFixture.folder())
+        let reference = try ModelFixture.reference()
+        let expected = try ModelFixture.embeddings()
+        let counts = reference.token_ids.map(\.count)
+        let shared = Set(counts.filter { count in counts.filter { $0 == count }.count > 1 })
+        try #require(!shared.isEmpty, "the reference needs two sentences of one token count")
+        for (index, sentence) in reference.sentences.enumerated() {
+            let actual = try await embedder.embed([sentence], policy: policy)
+            let (cosine, difference) = compare(actual.scalars[...], expected.scalars[index * 384..<(index + 1) * 384])
+            #expect(
+                cosine >= 0.9999 && difference <= 1e-4,
+                "\(policy) sentence \(index) (\(counts[index]) tokens): cosine \(cosine), max |diff| \(difference)")
+        }
+    }
+
     @Test func predictionsShareOneBatchAndMatchEmbed() async throws {
         let embedder = try SentenceEmbedderTests.embedder.get()
         let model = Model(implementation: embedder)
