@@ -137,6 +137,7 @@ public struct ComputePlan: Sendable {
             let seconds = stepSeconds(step) + step.copies.reduce(0) { $0 + $1.estimatedSeconds }
             let node = plan.node(of: step)
             let (name, fused): (String, [String]) = switch plan.kernel(of: step) {
+            case .op(let op) where step.epilogue != nil: ("fused(\(op.name)+\(node.op.name))", [op.name, node.op.name])
             case .op(let op): (op.name, [])
             case .fused(let region): ("fused(\(region.name))", region.name.split(separator: "+").map(String.init))
             }

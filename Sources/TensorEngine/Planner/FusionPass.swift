@@ -1,7 +1,8 @@
 import Foundation
 
 /// The fusion pass, shared by every backend: groups chains of elementwise ops with one output
-/// shape into regions evaluated in one pass over memory.
+/// shape into regions evaluated in one pass over memory, and fuses a ReLU into the convolution it
+/// reads (``EpilogueFusion``).
 ///
 /// A node joins its consumer's region when it is elementwise, has the region's shape, is read by
 /// nothing else, is not itself asked for, and the region keeps at most ``maximumOperands``
@@ -21,21 +22,27 @@ enum FusionPass {
         let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: node.inputs, absorbed: []) }
         let pending = graph.pending
         guard enabled else { return pending.map(plain) }
+        // ReLUs fused into their convolutions first; such a ReLU neither joins nor starts a region.
+        let epilogues = EpilogueFusion.candidates(for: graph)
         var absorbedInto = NodeSet()
+        for node in pending { for convolution in epilogues[node.id]?.absorbed ?? [] { absorbedInto.insert(convolution.id) } }
         var regions = NodeMap<Planner.Candidate>()
-        for root in pending.reversed() where root.op.kind.isElementwise && !absorbedInto.contains(root.id) {
-            guard let region = buildRegion(root, in: graph) else { continue }
+        for root in pending.reversed()
+        where root.op.kind.isElementwise && !absorbedInto.contains(root.id) && epilogues[root.id] == nil {
+            guard let region = buildRegion(root, in: graph, isEpilogue: { epilogues[$0.id] != nil }) else { continue }
             for node in region.absorbed { absorbedInto.insert(node.id) }
             regions[root.id] = region
         }
         return pending.compactMap { node in
             if absorbedInto.contains(node.id) { return nil }
-            return regions[node.id] ?? plain(node)
+            return epilogues[node.id] ?? regions[node.id] ?? plain(node)
         }
     }
 
     /// The region rooted at `root`, or `nil` when nothing would be fused.
-    private static func buildRegion(_ root: Node, in graph: PendingGraph) -> Planner.Candidate? {
+    private static func buildRegion(
+        _ root: Node, in graph: PendingGraph, isEpilogue: (Node) -> Bool
+    ) -> Planner.Candidate? {
         var operands: [Node] = []
         var absorbed: [Node] = []
         var instructions: [FusedRegion.Instruction] = []
@@ -45,7 +52,7 @@ enum FusionPass {
 
         func fusable(_ node: Node) -> Bool {
             node !== root && node.op.kind.isElementwise && !graph.isSource(node)
-                && node.signature.shape == root.signature.shape && graph.uses(of: node.id) == 1
+                && node.signature.shape == root.signature.shape && graph.uses(of: node.id) == 1 && !isEpilogue(node)
         }
         // Operands first: collect external inputs in a stable order, then emit instructions.
         // `reserved` counts inputs not yet looked at, each of which may become an operand: a node

@@ -15,6 +15,9 @@ package struct PlanStep: Sendable {
     let operands: [Int]
     /// The positions of the nodes a fused region absorbed (their values are never materialized).
     let absorbed: [Int]
+    /// The bound of an activation fused into a convolution (``EpilogueFusion``), the output node
+    /// being the activation and the first absorbed node the convolution; `nil` otherwise.
+    let epilogue: OutputClamp?
     /// Where the step runs.
     package let backend: BackendID
     /// The planner's estimate of the kernel's time, in seconds.
@@ -75,9 +78,15 @@ package struct Plan: Sendable {
     /// The node a step produces.
     func node(of step: PlanStep) -> Node { nodes[step.output] }
 
-    /// What a step runs: its fused region, or its node's op.
+    /// What a step runs: its fused region, its absorbed convolution with the activation's bound,
+    /// or its node's op.
     package func kernel(of step: PlanStep) -> Kernel {
         if let region = step.region { return .fused(region) }
+        if let clamp = step.epilogue, let position = step.absorbed.first,
+            let fused = EpilogueFusion.kernel(convolution: nodes[position], clamp: clamp)
+        {
+            return fused
+        }
         return .op(nodes[step.output].op)
     }
 

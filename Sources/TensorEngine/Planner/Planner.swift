@@ -38,6 +38,8 @@ package struct Planner {
         let kernel: Kernel
         let operands: [Node]
         let absorbed: [Node]
+        /// The bound of an activation fused into the absorbed convolution (``EpilogueFusion``).
+        var epilogue: OutputClamp? = nil
     }
 
     /// The planner's decision for one candidate.
@@ -83,7 +85,12 @@ package struct Planner {
             }
             let node = graph.nodes[step.output]
             var kernel = Kernel.op(node.op)
-            if let region = step.region {
+            if let clamp = step.epilogue {
+                guard let convolution = step.absorbed.first.map({ graph.nodes[$0] }),
+                    let fused = EpilogueFusion.kernel(convolution: convolution, clamp: clamp)
+                else { return false }
+                kernel = fused
+            } else if let region = step.region {
                 let shape = node.signature.shape
                 guard step.absorbed.allSatisfy({ graph.nodes[$0].signature.shape == shape }) else { return false }
                 kernel = .fused(region)
@@ -262,7 +269,7 @@ package struct Planner {
             steps.append(
                 PlanStep(
                     output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
-                    backend: decision.backend, estimatedSeconds: decision.estimatedSeconds,
+                    epilogue: candidate.epilogue, backend: decision.backend, estimatedSeconds: decision.estimatedSeconds,
                     recordingSeconds: recording,
                     cost: decision.cost, supported: decision.supported, reason: decision.reason, copies: copies))
         }
@@ -294,7 +301,7 @@ package struct Planner {
             let copying = max(0, step.estimatedSeconds - step.recordingSeconds) * share
             return PlanStep(
                 output: step.output, region: step.region, operands: step.operands, absorbed: step.absorbed,
-                backend: step.backend, estimatedSeconds: step.recordingSeconds + copying,
+                epilogue: step.epilogue, backend: step.backend, estimatedSeconds: step.recordingSeconds + copying,
                 recordingSeconds: step.recordingSeconds, cost: step.cost, supported: step.supported,
                 reason: step.reason, copies: step.copies)
         }
