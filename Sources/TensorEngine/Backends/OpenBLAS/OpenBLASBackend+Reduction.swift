@@ -37,8 +37,14 @@ extension OpenBLASBackend {
         let (x, outer, extent, inner, owner) = try grouped(input, axes: op.axes)
         let mean = definition.result == .mean
         let scale: Float = mean ? 1 / Float(extent) : 1
-        if inner == 1 {
-            Parallel.forEachRange(outer, parts: Parallel.workerCount(forElements: outer * extent)) { rows in
+        let workers = Parallel.workerCount(forElements: outer * extent)
+        if inner == 1, outer < workers {
+            // Fewer rows than workers (a whole tensor reduced to one value): the rows in pieces.
+            Self.reduceLongRows(monoid, x, rows: outer, extent: extent, parts: workers) { row, value in
+                out[row] = mean ? (extent == 0 ? .nan : value * scale) : value
+            }
+        } else if inner == 1 {
+            Parallel.forEachRange(outer, parts: workers) { rows in
                 for row in rows {
                     let value = Self.reduceRow(monoid, x + row * extent, extent)
                     out[row] = mean ? (extent == 0 ? .nan : value * scale) : value
@@ -60,6 +66,44 @@ extension OpenBLASBackend {
         }
         withExtendedLifetime(owner) {}
         return result
+    }
+
+    /// Reduces `rows` contiguous rows of `extent` elements, each cut into `parts` pieces (whole
+    /// blocks of 32) reduced by the workers side by side, then the pieces' values combined in
+    /// order (so the result does not depend on which worker ran first; a NaN wins in the
+    /// extremes); `store` gets each row's value. One worker per row would read a 64 MiB tensor
+    /// reduced to its mean at one core's memory rate, half the machine's.
+    static func reduceLongRows(
+        _ monoid: ReductionMonoid, _ x: UnsafePointer<Float>, rows: Int, extent: Int, parts: Int,
+        store: (Int, Float) -> Void
+    ) {
+        let pieceLength = ((extent + parts - 1) / parts + 31) / 32 * 32
+        let identity = Float(monoid.identity)
+        var partials = [Float](repeating: identity, count: rows * parts)
+        partials.withUnsafeMutableBufferPointer { buffer in
+            guard let values = buffer.baseAddress else { return }
+            Parallel.forEachRange(rows * parts, parts: parts) { items in
+                for item in items {
+                    let (row, piece) = item.quotientAndRemainder(dividingBy: parts)
+                    let start = Swift.min(extent, piece * pieceLength)
+                    let count = Swift.min(extent, start + pieceLength) - start
+                    if count > 0 { values[item] = reduceRow(monoid, x + row * extent + start, count) }
+                }
+            }
+        }
+        for row in 0..<rows {
+            var value = partials[row * parts]
+            for piece in 1..<Swift.max(parts, 1) {
+                let next = partials[row * parts + piece]
+                switch monoid {
+                case .sum: value += next
+                case .product: value *= next
+                case .maximum: value = value.isNaN || next.isNaN ? .nan : Swift.max(value, next)
+                case .minimum: value = value.isNaN || next.isNaN ? .nan : Swift.min(value, next)
+                }
+            }
+            store(row, value)
+        }
     }
 
     /// Reduces one contiguous row with four vector accumulators (32 lanes); a NaN wins in the
