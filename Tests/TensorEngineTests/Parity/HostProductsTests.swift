@@ -65,6 +65,40 @@ struct HostProductsTests {
         }
         #expect(checked == 42)
     }
+
+    /// The epilogue (bias, residual, bounds) on tiles of every width: whole panels, a last panel
+    /// of fewer than 16 columns, and one across the two halves (masked loads and stores), against
+    /// plain loops in `Double` bounded the same way, a NaN kept.
+    @Test(arguments: [7, 20, 32, 45, 77])
+    func epilogueOnPartialPanels(n: Int) {
+        let (m, k, ldc) = (13, 9, n + 5)
+        let a = (0..<(m * k)).map { HostProductsTests.value($0, seed: 11) }
+        var b = (0..<(k * n)).map { HostProductsTests.value($0, seed: 12) }
+        b[n - 1] = .nan
+        let bias = (0..<m).map { HostProductsTests.value($0, seed: 13) }
+        let residual = (0..<(m * ldc)).map { HostProductsTests.value($0, seed: 14) }
+        let bounds: [Float] = [-0.5, 0.75]
+        var packedB = [Float](repeating: 0, count: te_packed_b_floats(k, n))
+        packedB.withUnsafeMutableBufferPointer { te_pack_b_panels(0, k, n, b, n, $0.baseAddress, 0, (n + 31) / 32) }
+        var c = [Float](repeating: 42, count: m * ldc)
+        c.withUnsafeMutableBufferPointer {
+            te_sgemm_packed_epilogue(m, n, k, a, k, packedB, 0, n, $0.baseAddress, ldc, bias, residual, bounds)
+        }
+        for i in 0..<m {
+            for j in 0..<ldc {
+                let got = c[i * ldc + j]
+                guard j < n else {
+                    #expect(got == 42, "row \(i) column \(j) past the product was written")
+                    continue
+                }
+                var sum = Double(bias[i]) + Double(residual[i * ldc + j])
+                for p in 0..<k { sum += Double(a[i * k + p]) * Double(b[p * n + j]) }
+                let want = sum.isNaN ? sum : Swift.min(Swift.max(sum, Double(bounds[0])), Double(bounds[1]))
+                let close = want.isNaN ? got.isNaN : Swift.abs(Double(got) - want) <= 1e-5
+                #expect(close, "n \(n): [\(i), \(j)] \(got), expected \(want)")
+            }
+        }
+    }
 }
 
 /// Weights packed once and kept (`PackedWeights`): the same operand multiplied again reads its kept
