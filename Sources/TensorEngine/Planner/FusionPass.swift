@@ -25,7 +25,9 @@ enum FusionPass {
         // ReLUs fused into their convolutions first; such a ReLU neither joins nor starts a region.
         let epilogues = EpilogueFusion.candidates(for: graph)
         var absorbedInto = NodeSet()
-        for node in pending { for convolution in epilogues[node.id]?.absorbed ?? [] { absorbedInto.insert(convolution.id) } }
+        for node in pending {
+            for convolution in epilogues[node.id]?.absorbed ?? [] { absorbedInto.insert(convolution.id) }
+        }
         var regions = NodeMap<Planner.Candidate>()
         for root in pending.reversed()
         where root.op.kind.isElementwise && !absorbedInto.contains(root.id) && epilogues[root.id] == nil {

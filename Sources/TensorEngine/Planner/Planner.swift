@@ -269,7 +269,8 @@ package struct Planner {
             steps.append(
                 PlanStep(
                     output: output, region: region, operands: operands, absorbed: candidate.absorbed.map(position),
-                    epilogue: candidate.epilogue, backend: decision.backend, estimatedSeconds: decision.estimatedSeconds,
+                    epilogue: candidate.epilogue, backend: decision.backend,
+                    estimatedSeconds: decision.estimatedSeconds,
                     recordingSeconds: recording,
                     cost: decision.cost, supported: decision.supported, reason: decision.reason, copies: copies))
         }

@@ -38,7 +38,8 @@ struct LongRowReductionTests {
                 for (index, (a, e)) in zip(got.values, want.values).enumerated() {
                     let close = e.isNaN ? a.isNaN : Swift.abs(a - e) <= 1e-5 * Swift.max(1, Swift.abs(e))
                     if !close {
-                        Issue.record("\(want.name) of \(shape), NaN at \(String(describing: nanAt)): [\(index)] \(a), naive \(e)")
+                        let nan = nanAt.map(String.init) ?? "none"
+                        Issue.record("\(want.name) of \(shape), NaN at \(nan): [\(index)] \(a), naive \(e)")
                     }
                 }
             }
