@@ -70,8 +70,8 @@ extension OpenBLASBackend {
 
     /// Reduces `rows` contiguous rows of `extent` elements, each cut into `parts` pieces (whole
     /// blocks of 32) reduced by the workers side by side, then the pieces' values combined in
-    /// order (so the result does not depend on which worker ran first; a NaN wins in the
-    /// extremes); `store` gets each row's value. One worker per row would read a 64 MiB tensor
+    /// order by the monoid's own `combine` (so the result does not depend on which worker ran
+    /// first; a NaN wins in the extremes); `store` gets each row's value. One worker per row would read a 64 MiB tensor
     /// reduced to its mean at one core's memory rate, half the machine's.
     static func reduceLongRows(
         _ monoid: ReductionMonoid, _ x: UnsafePointer<Float>, rows: Int, extent: Int, parts: Int,
@@ -92,17 +92,8 @@ extension OpenBLASBackend {
             }
         }
         for row in 0..<rows {
-            var value = partials[row * parts]
-            for piece in 1..<Swift.max(parts, 1) {
-                let next = partials[row * parts + piece]
-                switch monoid {
-                case .sum: value += next
-                case .product: value *= next
-                case .maximum: value = value.isNaN || next.isNaN ? .nan : Swift.max(value, next)
-                case .minimum: value = value.isNaN || next.isNaN ? .nan : Swift.min(value, next)
-                }
-            }
-            store(row, value)
+            let pieces = partials[row * parts..<(row + 1) * parts]
+            store(row, Float(pieces.reduce(monoid.identity) { monoid.combine($0, Double($1)) }))
         }
     }
 
