@@ -40,7 +40,9 @@ package enum Calibration {
         for (name, samples) in times where !samples.isEmpty { measured.seconds[name] = samples.sorted()[samples.count / 2] }
         measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
         measured.lineFLOPs = try flops(of: try softmaxLinesProbe(scale)(), on: backend)
-        measured.windowFLOPs = try flops(of: try depthwiseProbe(scale)(), on: backend)
+        measured.windowFLOPs = try flops(of: try depthwiseProbe(scale, edge: Sizes.depthwiseEdge)(), on: backend)
+        measured.largeWindowFLOPs = try flops(
+            of: try depthwiseProbe(scale, edge: Sizes.largeDepthwiseEdge)(), on: backend)
         var profile = backend.defaultProfile
         for cell in cells {
             guard let value = cell.value(measured) else { continue }
@@ -93,7 +95,7 @@ package enum Calibration {
         case matmulSmall, matmulMedium, matmulLarge, matrixVector, fewRows
         case stream, memoryStream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
         case memoryMovement
-        case depthwise
+        case depthwise, largeDepthwise
     }
 
     /// A graph the backend runs alone, timed over runs after a warm-up run.
@@ -129,9 +131,11 @@ package enum Calibration {
         static func skinnyK(_ scale: Int) -> Int { scale > 1 ? 256 : 768 }
         /// The rows of the few-rows product: a transformer's projections on one short sentence.
         static let fewRows = 12
-        /// Channels and plane edge of the depthwise probe: a MobileNet layer's planes.
+        /// Channels and plane edges of the depthwise probes: a MobileNet layer's planes, at 56 × 56
+        /// and at 112 × 112, where fixed costs per plane and per split weigh less.
         static func depthwiseChannels(_ scale: Int) -> Int { 32 / scale }
         static func depthwiseEdge(_ scale: Int) -> Int { 56 / scale }
+        static func largeDepthwiseEdge(_ scale: Int) -> Int { 112 / scale }
     }
 
     /// Launch costs on tiny work, then rates on work large enough to show them.
@@ -243,8 +247,15 @@ package enum Calibration {
             let heads = try input([Sizes.longRows(scale), 16, 64], 16)
             return { heads.transposed(permutation: [1, 0, 2]).reshaped(to: [Sizes.longRows(scale) * 1024]) }
         },
-        // Window work: a depthwise 3 × 3 convolution, which no backend lowers to a product.
-        Probe(name: .depthwise, runs: 10, slowRuns: 10) { scale throws(TensorError) in try depthwiseProbe(scale) },
+        // Window work: a depthwise 3 × 3 convolution, which no backend lowers to a product, on
+        // two plane sizes: the rate of window work grows with its size, as a product's does. Runs
+        // of tens of microseconds: a hundred of them, so that the median is a warm run's.
+        Probe(name: .depthwise, runs: 100, slowRuns: 10) { scale throws(TensorError) in
+            try depthwiseProbe(scale, edge: Sizes.depthwiseEdge)
+        },
+        Probe(name: .largeDepthwise, runs: 100, slowRuns: 4) { scale throws(TensorError) in
+            try depthwiseProbe(scale, edge: Sizes.largeDepthwiseEdge)
+        },
     ]
 
     private static func matmul(_ name: ProbeName, _ edge: Int, seed: UInt64, runs: Int, slowRuns: Int?) -> Probe {
@@ -260,9 +271,10 @@ package enum Calibration {
         return { r.softmax() }
     }
 
-    /// A depthwise 3 × 3 convolution with padding: the rate of window work's arithmetic.
-    private static func depthwiseProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
-        let (channels, edge) = (Sizes.depthwiseChannels(scale), Sizes.depthwiseEdge(scale))
+    /// A depthwise 3 × 3 convolution with padding on planes of `edge(scale)`: the rate of window
+    /// work's arithmetic.
+    private static func depthwiseProbe(_ scale: Int, edge: (Int) -> Int) throws(TensorError) -> () -> Tensor {
+        let (channels, edge) = (Sizes.depthwiseChannels(scale), edge(scale))
         let (x, w) = (try input([1, channels, edge, edge], 17), try input([channels, 1, 3, 3], 18))
         return { x.convolution(weight: w, padding: .symmetric([1, 1]), groupCount: channels) }
     }
@@ -298,8 +310,9 @@ package enum Calibration {
         var chainFLOPs = 0.0
         /// The floating-point operations of the softmax probe's plan.
         var lineFLOPs = 0.0
-        /// The floating-point operations of the depthwise probe's plan.
+        /// The floating-point operations of the depthwise probes' plans.
         var windowFLOPs = 0.0
+        var largeWindowFLOPs = 0.0
 
         subscript(_ name: ProbeName) -> Double? { seconds[name] }
 
@@ -344,6 +357,11 @@ package enum Calibration {
     /// The FLOPs of the skinny probes: `rows` rows times the k×k matrix.
     static func skinny(rows: Int, scale: Int) -> Double {
         2 * Double(rows) * Double(Sizes.skinnyK(scale) * Sizes.skinnyK(scale))
+    }
+
+    /// The FLOPs of a depthwise probe at full scale: two per tap, nine taps per output.
+    static func depthwise(edge: (Int) -> Int) -> Double {
+        18 * Double(Sizes.depthwiseChannels(1) * edge(1) * edge(1))
     }
 
     /// Every term a calibration measures.
@@ -411,10 +429,14 @@ package enum Calibration {
             Cell(costClass: .lineWise, term: .gflops) { m in
                 m.beyond(.softmaxLines, .lineWiseLaunch).map { m.lineFLOPs / $0 / 1e9 }
             })
-        // Window work does its arithmetic at the depthwise probe's rate.
+        // Window work does its arithmetic at the depthwise probes' rates, a curve by size.
         cells.append(
-            Cell(costClass: .window, term: .gflops) { m in
+            Cell(costClass: .window, term: .gflopsAt(flops: depthwise(edge: Sizes.depthwiseEdge))) { m in
                 m.beyond(.depthwise, .launch).map { m.windowFLOPs / $0 / 1e9 }
+            })
+        cells.append(
+            Cell(costClass: .window, term: .gflopsAt(flops: depthwise(edge: Sizes.largeDepthwiseEdge))) { m in
+                m.beyond(.largeDepthwise, .launch).map { m.largeWindowFLOPs / $0 / 1e9 }
             })
         for costClass in [CostClass.matmul, .matrixVector, .window] {
             cells.append(

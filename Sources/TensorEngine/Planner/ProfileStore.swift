@@ -38,7 +38,7 @@ package enum ProfileStore {
     /// makes a backend's kernels faster or slower, so calibrations of the old kernels stop being
     /// used (a stale profile once rated openblas's elementwise work 100× too slow and sent softmax
     /// to the naive loops).
-    static let kernelRevision = 10
+    static let kernelRevision = 11
 
     static func key(_ backend: BackendID, _ deviceName: String) -> String {
         "\(backend.name)|\(deviceName)|\(buildFlavor)|kernels r\(kernelRevision)"
