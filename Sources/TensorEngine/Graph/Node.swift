@@ -18,7 +18,16 @@ package final class Node: Sendable {
     /// The user's call site that recorded the node, when known.
     let location: SourceLocation?
     /// The result kept on the node: a constant's data, or a materialized result (host, contiguous).
-    private let result: Guarded<Value?>
+    /// Written once, before ``resultState`` says so (see ``store(_:)``), and only read after.
+    nonisolated(unsafe) private var result: Value?
+    /// Whether ``result`` is there: ``ResultState``'s raw values. Every evaluation's graph walk
+    /// asks each node it reaches, so the question is one load, not a lock (whose two atomic
+    /// read-modify-writes were most of the walk's time on a chain of scalar steps).
+    private let resultState: Atomic<Int>
+
+    private enum ResultState: Int {
+        case empty, storing, stored
+    }
 
     init(op: Op, inputs: [Node], signature: TensorSignature, location: SourceLocation?, data: Value? = nil) {
         self.id = Node.nextID.add(1, ordering: .relaxed).newValue
@@ -27,7 +36,8 @@ package final class Node: Sendable {
         self.signature = signature
         self.layout = data?.layout ?? Node.layout(of: op, inputs: inputs, signature: signature)
         self.location = location
-        self.result = Guarded(data)
+        self.result = data
+        self.resultState = Atomic(data == nil ? ResultState.empty.rawValue : ResultState.stored.rawValue)
     }
 
     /// Releases the operands without recursion. Left to Swift, releasing the last tensor of a long
@@ -62,13 +72,19 @@ package final class Node: Sendable {
         return Layout(contiguous: signature.shape)
     }
 
-    /// The kept result, if the node is a constant or has been materialized.
-    package var storedResult: Value? { result.withLock { $0 } }
+    /// The kept result, if the node is a constant or has been materialized (a result being stored
+    /// by another thread at this moment is not there yet).
+    package var storedResult: Value? {
+        resultState.load(ordering: .acquiring) == ResultState.stored.rawValue ? result : nil
+    }
 
-    /// Keeps a materialized result (the first one stored wins; later ones are equal anyway).
+    /// Keeps a materialized result (the first one stored wins; later ones are equal anyway): the
+    /// thread that claims the empty state writes it, then publishes it by releasing the state.
     func store(_ value: Value) {
-        result.withLock { stored in
-            if stored == nil { stored = value }
-        }
+        let claimed = resultState.compareExchange(
+            expected: ResultState.empty.rawValue, desired: ResultState.storing.rawValue, ordering: .acquiring)
+        guard claimed.exchanged else { return }
+        result = value
+        resultState.store(ResultState.stored.rawValue, ordering: .releasing)
     }
 }
