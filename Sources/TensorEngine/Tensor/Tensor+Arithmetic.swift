@@ -1,6 +1,10 @@
 extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
     static func binary(_ kind: OpKind, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
+        // Operands of one shape, the common case: nothing to broadcast.
+        if let first = a.node, let second = b.node, first.signature.shape == second.signature.shape {
+            return record(Op(kind), first, second, at: location)
+        }
         if a.error != nil { return a }
         if b.error != nil { return b }
         guard let shape = Op.broadcastShape(a.shape, b.shape) else {

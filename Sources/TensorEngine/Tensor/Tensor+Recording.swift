@@ -25,25 +25,47 @@ extension Tensor {
             nodes.append(node)
             signatures.append(node.signature)
         }
-        func failure(_ violation: RuleViolation) -> Tensor {
-            Tensor(
-                failed: TensorError(
-                    violation.kind, op: name(), operandShapes: signatures.map(\.shape), message: violation.message,
-                    location: location))
-        }
         do {
             let op = try makeOp(signatures)
-            let output = try op.outputSignature(for: signatures)
-            try checkSize(output.shape, output.scalarType)
-            return Tensor(node: Node(op: op, inputs: nodes, signature: output, location: location))
+            return try recorded(op, nodes, signatures, at: location)
         } catch {
-            return failure(error)
+            return failure(error, name(), signatures, at: location)
         }
     }
 
     /// Records an op whose attributes need no operand-dependent normalisation.
     package static func record(_ op: Op, _ operands: [Tensor], at location: SourceLocation?) -> Tensor {
         record(op.name, operands, at: location) { _ throws(RuleViolation) in op }
+    }
+
+    /// Records an op on two operands that hold nodes (not errors): a binary op's common case,
+    /// without an array of operand tensors to build and take apart.
+    static func record(_ op: Op, _ first: Node, _ second: Node, at location: SourceLocation?) -> Tensor {
+        let signatures = [first.signature, second.signature]
+        do {
+            return try recorded(op, [first, second], signatures, at: location)
+        } catch {
+            return failure(error, op.name, signatures, at: location)
+        }
+    }
+
+    /// The node of `op` on operands of these signatures, its result's signature checked.
+    private static func recorded(
+        _ op: Op, _ nodes: [Node], _ signatures: [TensorSignature], at location: SourceLocation?
+    ) throws(RuleViolation) -> Tensor {
+        let output = try op.outputSignature(for: signatures)
+        try checkSize(output.shape, output.scalarType)
+        return Tensor(node: Node(op: op, inputs: nodes, signature: output, location: location))
+    }
+
+    /// The tensor carrying the rule an op named `name` broke on operands of these signatures.
+    private static func failure(
+        _ violation: RuleViolation, _ name: String, _ signatures: [TensorSignature], at location: SourceLocation?
+    ) -> Tensor {
+        Tensor(
+            failed: TensorError(
+                violation.kind, op: name, operandShapes: signatures.map(\.shape), message: violation.message,
+                location: location))
     }
 
     /// Throws ``TensorError/Kind/tooLarge`` for shapes whose byte size overflows or exceeds memory.
