@@ -19,11 +19,11 @@ package typealias Guarded<Value> = Mutex<Value>
 #endif
 
 /// A value behind a pthread mutex, with `Mutex`'s `withLock` interface (ThreadSanitizer builds).
-final class PthreadGuarded<Value>: @unchecked Sendable {
+package final class PthreadGuarded<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ value: sending Value) {
+    package init(_ value: sending Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -35,7 +35,9 @@ final class PthreadGuarded<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    package func withLock<Result, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
