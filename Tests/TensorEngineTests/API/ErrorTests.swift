@@ -30,6 +30,19 @@ struct ErrorTests {
         #expect(thrown == error)
     }
 
+    /// Operands of one shape take the recording's shortcut past broadcasting; their type rule is
+    /// still checked, and its error names the op and both shapes as any other.
+    @Test func sameShapeOperandsOfTwoTypesNameOpAndShapes() throws {
+        let integers = Tensor(shape: [3, 4], scalars: [Int32](repeating: 1, count: 12))
+        let error = try #require((a * integers).error)
+        #expect(error.kind == .scalarTypeMismatch)
+        #expect(error.op == "multiply")
+        #expect(error.operandShapes == [[3, 4], [3, 4]])
+        #expect(error.description.hasSuffix("scalar types float32 and int32 differ"))
+        #expect((a * a).error == nil)
+        #expect((a.pointwiseMax(a) - a).error == nil)
+    }
+
     @Test func operatorErrorsTakeTheMaterializationSite() async throws {
         let line: UInt = #line + 1
         let sum = a + b

@@ -301,6 +301,29 @@ struct BookkeepingCostTests {
         #expect(product.cost.flops == twelve.flops)
     }
 
+    /// Window work is rated by two depthwise probes, each rate kept at the probe's FLOPs at full
+    /// scale; the op table counts exactly those FLOPs for a depthwise 3 × 3 convolution of the
+    /// probe's shape, so each rate lands where the cost model looks it up, and a plane between the
+    /// two takes a rate between theirs.
+    @Test func depthwiseProbesAreKeyedByTheirFLOPs() throws {
+        let channels = Calibration.Sizes.depthwiseChannels(1)
+        var flops: [Double] = []
+        for edge in [Calibration.Sizes.depthwiseEdge, Calibration.Sizes.largeDepthwiseEdge] {
+            let x = Tensor(zeros: [1, channels, edge(1), edge(1)])
+            let weight = Tensor(zeros: [channels, 1, 3, 3])
+            let y = x.convolution(weight: weight, padding: .symmetric([1, 1]), groupCount: channels)
+            flops.append(try Calibration.flops(of: y, on: OpenBLASBackend()))
+            #expect(flops.last == Calibration.depthwise(edge: edge))
+        }
+        let byHand: [Double] = [18 * 32 * 56 * 56, 18 * 32 * 112 * 112]
+        #expect(flops == byHand)
+        let row = CostTerms(
+            gflops: [RatePoint(flops: flops[0], gflops: 120), RatePoint(flops: flops[1], gflops: 200)],
+            gbPerSecond: 1000, launchSeconds: 0)
+        let between = row.gflops(forFLOPs: 18 * 32 * 80 * 80)
+        #expect(between > 120 && between < 200)
+    }
+
     /// `TENSORENGINE_CALIBRATION` turns the first-use calibration off with `off`, `0`, `no` or
     /// `false` (any case); anything else leaves it on.
     @Test func calibrationSettingParses() {

@@ -28,6 +28,7 @@ struct FirstUseCalibrationTests {
         #expect(openblas.calibrated)
         #expect(openblas.secondsPerOperation > 0 && openblas.secondsPerOperation < 1e-3)
         #expect(openblas.row(.matrixVector).gflops.count == 2, "one-row and few-row points")
+        #expect(openblas.row(.window).gflops.count == 2, "56 × 56 and 112 × 112 depthwise points")
         #expect(measured[.naive]?.calibrated == false, "the reference keeps its default")
         #expect(FileManager.default.fileExists(atPath: store.path))
         // The stored profile is read back as it was measured: nothing is measured again.
