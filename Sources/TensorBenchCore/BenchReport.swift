@@ -68,17 +68,26 @@ public struct MachineDescription: Sendable, Hashable, Codable {
     public var memoryBytes: Int
     /// The operating system, in words.
     public var operatingSystem: String
+    /// How many times one core's arithmetic rate all the cores gave together, measured as the run
+    /// started and as it ended (`nil`: not measured, as in a peers report). Near the core count,
+    /// every core was the process's; toward 1, a shared machine's other tenants held cores, and the
+    /// rows that split their work across cores ran slower meanwhile.
+    public var parallelScaling: [Double]?
 
     /// Creates a description.
-    public init(cpuModel: String, cores: Int, memoryBytes: Int, operatingSystem: String) {
+    public init(
+        cpuModel: String, cores: Int, memoryBytes: Int, operatingSystem: String, parallelScaling: [Double]? = nil
+    ) {
         self.cpuModel = cpuModel
         self.cores = cores
         self.memoryBytes = memoryBytes
         self.operatingSystem = operatingSystem
+        self.parallelScaling = parallelScaling
     }
 
     enum CodingKeys: String, CodingKey {
         case cpuModel = "cpu_model", cores, memoryBytes = "memory_bytes", operatingSystem = "os"
+        case parallelScaling = "parallel_scaling"
     }
 }
 

@@ -65,6 +65,7 @@ struct BenchRunner {
 
     func run() async -> BenchReport {
         let created = ISO8601DateFormatter().string(from: Date())
+        let scalingAtStart = MachineProbe.parallelScaling()
         let plan = SamplingPlan(budgetSeconds: options.effectiveBudgetSeconds, maximumIterations: options.maximumIterations, turns: Self.turns)
         let selected = workloads
         let progress = Progress(total: selected.reduce(0) { $0 + targets(for: $1).count } * plan.turns)
@@ -81,9 +82,11 @@ struct BenchRunner {
             rows += finishedRows(workload, pending.filter { row in !failed.contains { $0.backend == row.target.name } }, prepared: prepared)
         }
         progress.finish()
+        var machine = MachineProbe.describe()
+        machine.parallelScaling = [scalingAtStart, MachineProbe.parallelScaling()]
         return BenchReport(
             tool: "tensorbench", created: created, suite: options.suiteLabel, budgetSeconds: plan.budgetSeconds,
-            machine: MachineProbe.describe(), versions: MachineProbe.versions(), backends: backendStatuses(), rows: rows, skipped: skipped)
+            machine: machine, versions: MachineProbe.versions(), backends: backendStatuses(), rows: rows, skipped: skipped)
     }
 
     /// The workload's rows to measure, in report order, and those skipped with the reason.

@@ -17,6 +17,12 @@ enum Summary {
             "backends: " + backends.joined(separator: "; "),
             "budget: \(report.budgetSeconds) s of measured runs per row; times per run: graph built + planned + run",
         ]
+        if let scaling = machine.parallelScaling, let first = scaling.first, let last = scaling.last {
+            let times = { (value: Double) in String(format: "%.2f×", value) }
+            lines.append(
+                "cores: arithmetic on all \(machine.cores) ran \(times(first)) one core's rate as the run started, "
+                    + "\(times(last)) as it ended (\(machine.cores).00× when no other tenant holds a core)")
+        }
         if !report.skipped.isEmpty {
             lines.append("skipped: \(report.skipped.count) rows (see the table; details in --json)")
         }
