@@ -35,7 +35,20 @@ enum MachineProbe {
             return fastest
         }
         let one = best { _ = arithmetic() }
-        let all = best { DispatchQueue.concurrentPerform(iterations: cores) { _ in _ = arithmetic() } }
+        // A thread of its own per core: `concurrentPerform` runs an iteration on the calling
+        // thread when its pool's thread is slow to wake, which measures the wake-up, not the cores.
+        let all = best {
+            let group = DispatchGroup()
+            for _ in 1..<cores {
+                group.enter()
+                Thread {
+                    _ = arithmetic()
+                    group.leave()
+                }.start()
+            }
+            _ = arithmetic()
+            group.wait()
+        }
         return Double(cores) * one / all
     }
 
