@@ -321,26 +321,40 @@ te_pack_a(const float *a, long rowStride, long depthStride, int rows, long depth
         for (int i = 0; i < rows; i++) packed[p * rows + i] = a[i * rowStride + p * depthStride];
 }
 
+/// The first `count` of 16 lanes (all of them from 16 on, none at 0 or below), as a load mask.
+static inline __attribute__((always_inline)) unsigned short te_lanes(long count) {
+    return count >= 16 ? 0xFFFF : count <= 0 ? 0 : (unsigned short)((1u << count) - 1);
+}
+
 /// Packs steps [0, depth) and columns [0, columns ≤ 32) of B (element (p, j) at
-/// b[p*depthStride + j*columnStride]) as [depth][32], zero beyond `columns`.
+/// b[p*depthStride + j*columnStride]) as [depth][32], zero beyond `columns`. A row-major B takes
+/// two (masked) loads per step; a transposed one goes through 16 × 16 transposes in registers,
+/// the rows past `columns` zero. A panel narrower than 32 (attention's keys, a product's last
+/// columns) reads nothing past its columns.
 static TE_AVX512 void
 te_pack_b(const float *b, long depthStride, long columnStride, long depth, long columns, float *packed) {
-    if (columnStride == 1 && columns == TE_NR) {
+    if (columnStride == 1) {
+        const unsigned short low = te_lanes(columns), high = te_lanes(columns - 16);
+        const te_v16sf zero = {0};
         for (long p = 0; p < depth; p++) {
-            *(te_float16u *)(packed + p * TE_NR) = *(const te_float16u *)(b + p * depthStride);
-            *(te_float16u *)(packed + p * TE_NR + 16) = *(const te_float16u *)(b + p * depthStride + 16);
+            const float *row = b + p * depthStride;
+            *(te_float16u *)(packed + p * TE_NR) = (te_float16)__builtin_ia32_loadups512_mask(row, zero, low);
+            *(te_float16u *)(packed + p * TE_NR + 16) =
+                (te_float16)__builtin_ia32_loadups512_mask(row + 16, zero, high);
         }
         return;
     }
     long p0 = 0;
-    if (depthStride == 1 && columns == TE_NR) {
-        // B stored transposed: each column of B is a contiguous row; 16 × 16 blocks transposed
-        // in registers.
+    if (depthStride == 1) {
+        // B stored transposed: each column of B is a contiguous row.
         for (; p0 + 16 <= depth; p0 += 16) {
             for (int half = 0; half < 2; half++) {
                 te_float16 rows[16], columns16[16];
 #pragma clang loop unroll(full)
-                for (int r = 0; r < 16; r++) rows[r] = *(const te_float16u *)(b + (half * 16 + r) * columnStride + p0);
+                for (int r = 0; r < 16; r++) {
+                    const long j = half * 16 + r;
+                    rows[r] = j < columns ? *(const te_float16u *)(b + j * columnStride + p0) : (te_float16)0;
+                }
                 te_transpose16(rows, columns16);
 #pragma clang loop unroll(full)
                 for (int q = 0; q < 16; q++) *(te_float16u *)(packed + (p0 + q) * TE_NR + half * 16) = columns16[q];

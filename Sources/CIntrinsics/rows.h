@@ -158,6 +158,19 @@ static inline __attribute__((always_inline)) TE_ROWS_AVX512 void
 te_softmax_row_group(const float *const *x, float *const *out, const float *const *mask, const long *limit,
                      const int count, long n, float scale) {
     const te_row16 factor = scale;
+    if (n <= 16) {
+        // One vector per row (attention over a short sentence): the exponentials stay in
+        // registers and are stored once, weighed. A masked store read back at once waits for the
+        // store to complete.
+#pragma clang loop unroll(full)
+        for (int u = 0; u < count; u++) {
+            const te_row16 score = te_rows_score(x[u], mask[u], 0, limit[u], factor);
+            const te_row16 shift = te_row_max(__builtin_elementwise_max((te_row16)-INFINITY, score));
+            const te_row16 e = te_row_exp(score - shift);
+            te_rows_store(out[u], 0, n, e * (1 / te_row_sum(e)));
+        }
+        return;
+    }
     // The maxima pass NaNs over: a NaN score's exponential is NaN, and so is its row's sum and
     // every weight of the row, as with a NaN maximum.
     te_row16 maxima[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
