@@ -65,7 +65,7 @@ struct BenchRunner {
 
     func run() async -> BenchReport {
         let created = ISO8601DateFormatter().string(from: Date())
-        let scalingAtStart = MachineProbe.parallelScaling()
+        let scalingAtStart = CoreAvailability.parallelScaling()
         let plan = SamplingPlan(budgetSeconds: options.effectiveBudgetSeconds, maximumIterations: options.maximumIterations, turns: Self.turns)
         let selected = workloads
         let progress = Progress(total: selected.reduce(0) { $0 + targets(for: $1).count } * plan.turns)
@@ -83,7 +83,7 @@ struct BenchRunner {
         }
         progress.finish()
         var machine = MachineProbe.describe()
-        machine.parallelScaling = [scalingAtStart, MachineProbe.parallelScaling()]
+        machine.parallelScaling = [scalingAtStart, CoreAvailability.parallelScaling()]
         return BenchReport(
             tool: "tensorbench", created: created, suite: options.suiteLabel, budgetSeconds: plan.budgetSeconds,
             machine: machine, versions: MachineProbe.versions(), backends: backendStatuses(), rows: rows, skipped: skipped)

@@ -19,51 +19,6 @@ enum MachineProbe {
             memoryBytes: Int(clamping: ProcessInfo.processInfo.physicalMemory), operatingSystem: system)
     }
 
-    /// How many times one core's arithmetic rate the process's cores give together, now: a loop of
-    /// multiply-adds on registers (no memory traffic), timed on one thread and on one thread per
-    /// core, the best of three of each. A core that another tenant of a shared machine holds
-    /// brings it toward 1.
-    static func parallelScaling() -> Double {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        func best(_ run: () -> Void) -> Double {
-            var fastest = Double.infinity
-            for _ in 0..<3 {
-                let start = DispatchTime.now().uptimeNanoseconds
-                run()
-                fastest = min(fastest, Double(DispatchTime.now().uptimeNanoseconds - start))
-            }
-            return fastest
-        }
-        let one = best { _ = arithmetic() }
-        // A thread of its own per core: `concurrentPerform` runs an iteration on the calling
-        // thread when its pool's thread is slow to wake, which measures the wake-up, not the cores.
-        let all = best {
-            let group = DispatchGroup()
-            for _ in 1..<cores {
-                group.enter()
-                Thread {
-                    _ = arithmetic()
-                    group.leave()
-                }.start()
-            }
-            _ = arithmetic()
-            group.wait()
-        }
-        return Double(cores) * one / all
-    }
-
-    /// A few milliseconds of multiply-adds on eight independent vectors, their sum returned so
-    /// that the loop is kept.
-    @inline(never)
-    private static func arithmetic() -> Float {
-        var sums = [SIMD8<Float>](repeating: SIMD8(repeating: 0.5), count: 8)
-        let (scale, step) = (SIMD8<Float>(repeating: 0.999_9), SIMD8<Float>(repeating: 0.000_1))
-        for _ in 0..<200_000 {
-            for lane in 0..<8 { sums[lane] = sums[lane] * scale + step }
-        }
-        return sums.reduce(SIMD8<Float>(repeating: 0), +).sum()
-    }
-
     /// The value after `separator` on the first line that starts with `key`.
     private static func field(_ key: String, in text: String, separator: Character) -> String? {
         for line in text.split(separator: "\n") where line.hasPrefix(key) {

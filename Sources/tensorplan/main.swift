@@ -126,7 +126,10 @@ func describeProfile(_ profile: DeviceProfile) -> String {
                 : String(format: "%.1f@%.1fM", point.gflops, point.flops / 1e6)
         }.joined(separator: " ")
     }
-    var lines = ["    \(profile.calibrated ? "calibrated" : "uncalibrated defaults"), \(profile.threads) threads; "
+    let busy = profile.measuredOnBusyMachine.map {
+        " on a busy machine \(Int(-$0.timeIntervalSinceNow / 60)) minutes ago (measured again after 10)"
+    } ?? ""
+    var lines = ["    \(profile.calibrated ? "calibrated" + busy : "uncalibrated defaults"), \(profile.threads) threads; "
         + (profile.transfer.map { String(format: "transfer %.1f GB/s", $0.gbPerSecond) } ?? "host memory")
         + String(
             format: "; engine %.2f µs per operation, %.2f µs per evaluation", profile.secondsPerOperation * 1e6,

@@ -32,20 +32,32 @@ extension Calibration {
     /// close choice) and whose probes would take most of the time.
     static func calibratesOnFirstUse(_ backend: any Backend) -> Bool { backend.id != .naive }
 
-    /// Calibrates each backend of `backends` that `profiles` holds only by its default (and
-    /// ``calibratesOnFirstUse(_:)`` allows), stores the new profiles in `store`, and returns
+    /// How long a profile measured on a busy machine is kept before a process measures the device
+    /// again (10 minutes): long enough that a machine busy for good does not pay a calibration in
+    /// every process, short enough that a build's spell does not stay in the figures for long.
+    static let busyRetrySeconds: Double = 600
+
+    /// Calibrates each backend of `backends` that `profiles` holds only by its default, or by a
+    /// profile measured on a busy machine long enough ago (``DeviceProfile/wantsCalibration(at:)``),
+    /// as ``calibratesOnFirstUse(_:)`` allows; stores the new profiles in `store` and returns
     /// `profiles` with them in place. Takes 2-3 s on a 2-core machine, once: later processes
-    /// read the stored profiles. A backend whose calibration fails keeps its default, and a store
-    /// that cannot be written keeps the profiles for this process only; both with a warning.
+    /// read the stored profiles. The cores' availability is measured before and after
+    /// (``CoreAvailability``); when either says the machine was busy, the profiles are marked
+    /// (``DeviceProfile/measuredOnBusyMachine``) and measured again by a later process. A backend
+    /// whose calibration fails keeps its profile, and a store that cannot be written keeps the
+    /// profiles for this process only; both with a warning.
     static func calibrateOnFirstUse(
         _ backends: [any Backend], _ profiles: [BackendID: DeviceProfile], store: URL,
-        warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+        availability: () -> Double = { CoreAvailability.parallelScaling() }
     ) -> [BackendID: DeviceProfile] {
-        let chosen = backends.filter { calibratesOnFirstUse($0) && profiles[$0.id]?.calibrated != true }
+        let chosen = backends.filter { calibratesOnFirstUse($0) && profiles[$0.id]?.wantsCalibration() ?? true }
         guard !chosen.isEmpty else { return profiles }
         warn(
             "tensorengine: measuring device profiles for the planner (once per device, a few seconds; "
                 + "TENSORENGINE_CALIBRATION=off skips it)")
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let scalingBefore = availability()
         var result = profiles
         var measured: [DeviceProfile] = []
         for backend in chosen {
@@ -54,8 +66,12 @@ extension Calibration {
                 result[backend.id] = profile
                 measured.append(profile)
             } catch {
-                warn("tensorengine: could not calibrate \(backend.id) (\(error.message)); planning with its defaults")
+                warn("tensorengine: could not calibrate \(backend.id) (\(error.message)); planning with the profile it had")
             }
+        }
+        if let busy = markIfBusy(&measured, scaling: Swift.min(scalingBefore, availability()), cores: cores) {
+            for profile in measured { result[profile.backend] = profile }
+            warn(busy)
         }
         do {
             try ProfileStore.save(measured, to: store)
@@ -63,6 +79,19 @@ extension Calibration {
             warn("tensorengine: could not store device profiles in \(store.path) (\(error.localizedDescription))")
         }
         return result
+    }
+
+    /// Marks `profiles` as measured on a busy machine (``DeviceProfile/measuredOnBusyMachine``)
+    /// when `scaling`, the least of the cores' availability around the calibration, says so
+    /// (``CoreAvailability/isBusy(scaling:cores:)``), and returns the warning to give; `nil` when
+    /// the machine was quiet.
+    static func markIfBusy(_ profiles: inout [DeviceProfile], scaling: Double, cores: Int) -> String? {
+        guard !profiles.isEmpty, CoreAvailability.isBusy(scaling: scaling, cores: cores) else { return nil }
+        let now = Date()
+        for index in profiles.indices { profiles[index].measuredOnBusyMachine = now }
+        return "tensorengine: the machine was busy while it was measured (its \(cores) cores gave "
+            + "\(String(format: "%.2f", scaling))× one core's rate); the profiles are measured again by a "
+            + "process started \(Int(busyRetrySeconds / 60)) minutes from now or later"
     }
 
     /// The engine's seconds per recorded operation and per evaluation on one backend, from a

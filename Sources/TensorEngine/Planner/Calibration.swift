@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Measures a backend's device profile by running probes through the engine itself.
 ///
@@ -8,12 +9,18 @@ import Dispatch
 /// for the naive backend, whose loops are slow. The whole calibration of the CPU backends takes a
 /// few seconds; at most ~30 s with OpenCL.
 package enum Calibration {
-    /// Calibrates every available backend and stores the profiles on disk.
+    /// Calibrates every available backend and stores the profiles on disk, marked when the
+    /// machine was busy meanwhile (``markIfBusy(_:scaling:cores:)``).
     package static func calibrateAll(progress: (String) -> Void) throws -> [DeviceProfile] {
+        let scalingBefore = CoreAvailability.parallelScaling()
         var profiles: [DeviceProfile] = []
         for backend in Engine.shared.backends {
             progress("calibrating \(backend.id) (\(backend.deviceName))")
             profiles.append(try calibrate(backend))
+        }
+        let scaling = Swift.min(scalingBefore, CoreAvailability.parallelScaling())
+        if let busy = markIfBusy(&profiles, scaling: scaling, cores: ProcessInfo.processInfo.activeProcessorCount) {
+            progress(busy)
         }
         try ProfileStore.save(profiles)
         return profiles

@@ -32,6 +32,11 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// between one and two caches at a blend of the two. `nil`: the rows' rates hold at every
     /// size.
     public var memory: MemoryTerms?
+    /// When the calibration that made the profile ran while other work held some of the machine's
+    /// cores (``CoreAvailability``), the time it ran: its figures describe the contended machine,
+    /// so a later process measures the device again once ``Calibration/busyRetrySeconds`` have
+    /// passed. `nil` for a calibration on a quiet machine, and for defaults.
+    public var measuredOnBusyMachine: Date?
 
     /// A profile of the given rows.
     public init(
@@ -48,6 +53,14 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         self.secondsPerOperation = secondsPerOperation
         self.secondsPerEvaluation = secondsPerEvaluation
         self.memory = memory
+    }
+
+    /// Whether a first-use calibration measures the device (again): the profile is a default, or
+    /// was measured on a busy machine at least ``Calibration/busyRetrySeconds`` before `now`.
+    func wantsCalibration(at now: Date = Date()) -> Bool {
+        guard calibrated else { return true }
+        guard let measuredOnBusyMachine else { return false }
+        return now.timeIntervalSince(measuredOnBusyMachine) >= Calibration.busyRetrySeconds
     }
 
     /// The row that prices a class of work: its own, else its fallback's.

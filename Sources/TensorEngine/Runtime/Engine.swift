@@ -72,7 +72,7 @@ package final class Engine: Sendable {
         for backend in backends {
             let found = stored[ProfileStore.key(backend.id, backend.deviceName)]
             profiles[backend.id] = found ?? backend.defaultProfile
-            if found == nil, Calibration.calibratesOnFirstUse(backend) { missing = true }
+            if found?.wantsCalibration() ?? true, Calibration.calibratesOnFirstUse(backend) { missing = true }
         }
         profileState = Guarded(missing && calibration == .auto ? .uncalibrated(profiles) : .ready(profiles))
     }

@@ -57,4 +57,64 @@ struct FirstUseCalibrationTests {
         #expect(profiles[.openblas]?.calibrated == true)
         #expect(warnings.contains { $0.contains("could not store") }, "\(warnings)")
     }
+
+    /// Profiles measured while the cores were busy are marked, kept for this process, and stored;
+    /// a quiet measurement leaves them unmarked.
+    @Test func aBusyMachineMarksTheProfiles() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        try #require(cores > 1, "one core cannot be found busy by its scaling")
+        let store = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent()) }
+        var warnings: [String] = []
+        let busy = Calibration.calibrateOnFirstUse(
+            [OpenBLASBackend()], [.openblas: OpenBLASBackend().defaultProfile], store: store,
+            warn: { warnings.append($0) }, availability: { 1.0 })
+        let marked = try #require(busy[.openblas]?.measuredOnBusyMachine)
+        #expect(abs(marked.timeIntervalSinceNow) < 60)
+        #expect(warnings.contains { $0.contains("busy") }, "\(warnings)")
+        #expect(ProfileStore.load(from: store).values.first?.measuredOnBusyMachine == marked)
+        var quiet = [OpenBLASBackend().defaultProfile]
+        #expect(Calibration.markIfBusy(&quiet, scaling: 0.9 * Double(cores), cores: cores) == nil)
+        #expect(quiet[0].measuredOnBusyMachine == nil)
+        #expect(Calibration.markIfBusy(&quiet, scaling: 0.7 * Double(cores), cores: cores) != nil)
+        #expect(quiet[0].measuredOnBusyMachine != nil)
+        var single = [OpenBLASBackend().defaultProfile]
+        #expect(Calibration.markIfBusy(&single, scaling: 1, cores: 1) == nil, "one core is never found busy")
+    }
+
+    /// A default profile is measured; a measured one is kept, unless a busy machine measured it
+    /// ten minutes ago or more.
+    @Test func whichProfilesAreMeasuredAgain() throws {
+        var profile = OpenBLASBackend().defaultProfile
+        #expect(profile.wantsCalibration())
+        profile.calibrated = true
+        #expect(!profile.wantsCalibration())
+        let now = Date()
+        profile.measuredOnBusyMachine = now.addingTimeInterval(-Calibration.busyRetrySeconds + 5)
+        #expect(!profile.wantsCalibration(at: now))
+        profile.measuredOnBusyMachine = now.addingTimeInterval(-Calibration.busyRetrySeconds)
+        #expect(profile.wantsCalibration(at: now))
+    }
+
+    /// An engine whose stored profile a busy machine measured long ago measures it again on first
+    /// use; one measured recently is read as it is.
+    @Test func anOldBusyProfileIsMeasuredAgain() throws {
+        let store = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.deletingLastPathComponent()) }
+        let backend = OpenBLASBackend()
+        var stale = backend.defaultProfile
+        stale.calibrated = true
+        stale.secondsPerOperation = 0.5
+        let old = Date().addingTimeInterval(-2 * Calibration.busyRetrySeconds)
+        stale.measuredOnBusyMachine = old
+        try ProfileStore.save([stale], to: store)
+        let remeasured = try #require(Self.engine(store: store, .auto).profiles[.openblas])
+        #expect(remeasured.secondsPerOperation < 1e-3, "measured again, not the stored 0.5 s")
+        #expect(remeasured.measuredOnBusyMachine != old)
+
+        var recent = stale
+        recent.measuredOnBusyMachine = Date()
+        try ProfileStore.save([recent], to: store)
+        #expect(Self.engine(store: store, .auto).profiles[.openblas] == recent)
+    }
 }
