@@ -78,6 +78,10 @@ package final class Node: Sendable {
         resultState.load(ordering: .acquiring) == ResultState.stored.rawValue ? result : nil
     }
 
+    /// Whether the node holds a result (``storedResult`` is not `nil`), without copying it: one
+    /// load, no reference counting, for the graph walk that asks every node it reaches.
+    var hasStoredResult: Bool { resultState.load(ordering: .acquiring) == ResultState.stored.rawValue }
+
     /// Keeps a materialized result (the first one stored wins; later ones are equal anyway): the
     /// thread that claims the empty state writes it, then publishes it by releasing the state.
     func store(_ value: Value) {

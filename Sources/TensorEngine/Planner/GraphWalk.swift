@@ -36,48 +36,58 @@ package struct PendingGraph {
         var sourceCount = 0
         let fresh = Slot(uses: 0, position: -1, isSource: false)
         for target in targets { slots.update(target.id, default: fresh) { $0.uses += 1 } }
-        // Frames are a struct, not a tuple: an array of tuples looks its type up at run time.
+        // Frames are a struct, not a tuple: an array of tuples looks its type up at run time. They
+        // hold their nodes unretained: the targets, alive for the whole walk, hold every node
+        // reached through their operands, and retaining each frame's node (and each operand as
+        // the loop over them binds it) was a sixth of a chain of scalar steps' evaluation.
         struct Frame {
-            let node: Node
+            let node: Unmanaged<Node>
             let expanded: Bool
         }
         var stack: [Frame] = []
         stack.reserveCapacity(targets.count + 16)
-        for target in targets.reversed() { stack.append(Frame(node: target, expanded: false)) }
-        while let frame = stack.popLast() {
-            let node = frame.node
-            if frame.expanded {
-                hasher.combine(node.op)
-                hasher.combine(node.signature)
-                for input in node.inputs { hasher.combine(slots[input.id]?.position ?? -1) }
-                hasher.combine(-2)
-                let position = nodes.count
-                slots.update(node.id, default: fresh) { $0.position = position }
-                nodes.append(node)
-                continue
-            }
-            let isSource = node.storedResult != nil
-            let firstVisit = slots.update(node.id, default: fresh) { slot in
-                guard slot.position == -1 else { return false }
-                slot.position = isSource ? nodes.count : -2
-                slot.isSource = isSource
-                return true
-            }
-            guard firstVisit else { continue }
-            if isSource {
-                hasher.combine(-3)
-                hasher.combine(node.signature)
-                nodes.append(node)
-                sourceCount += 1
-                continue
-            }
-            stack.append(Frame(node: node, expanded: true))
-            for input in node.inputs.reversed() {
-                let unvisited = slots.update(input.id, default: fresh) { slot in
-                    slot.uses += 1
-                    return slot.position == -1
+        for target in targets.reversed() { stack.append(Frame(node: .passUnretained(target), expanded: false)) }
+        withExtendedLifetime(targets) {
+            while let frame = stack.popLast() {
+                frame.node._withUnsafeGuaranteedRef { node in
+                    if frame.expanded {
+                        hasher.combine(node.op)
+                        hasher.combine(node.signature)
+                        node.inputs.withUnsafeBufferPointer { inputs in
+                            for index in inputs.indices { hasher.combine(slots[inputs[index].id]?.position ?? -1) }
+                        }
+                        hasher.combine(-2)
+                        let position = nodes.count
+                        slots.update(node.id, default: fresh) { $0.position = position }
+                        nodes.append(node)
+                        return
+                    }
+                    let isSource = node.hasStoredResult
+                    let firstVisit = slots.update(node.id, default: fresh) { slot in
+                        guard slot.position == -1 else { return false }
+                        slot.position = isSource ? nodes.count : -2
+                        slot.isSource = isSource
+                        return true
+                    }
+                    guard firstVisit else { return }
+                    if isSource {
+                        hasher.combine(-3)
+                        hasher.combine(node.signature)
+                        nodes.append(node)
+                        sourceCount += 1
+                        return
+                    }
+                    stack.append(Frame(node: frame.node, expanded: true))
+                    node.inputs.withUnsafeBufferPointer { inputs in
+                        for index in inputs.indices.reversed() {
+                            let unvisited = slots.update(inputs[index].id, default: fresh) { slot in
+                                slot.uses += 1
+                                return slot.position == -1
+                            }
+                            if unvisited { stack.append(Frame(node: .passUnretained(inputs[index]), expanded: false)) }
+                        }
+                    }
                 }
-                if unvisited { stack.append(Frame(node: input, expanded: false)) }
             }
         }
         for target in targets { hasher.combine(slots[target.id]?.position ?? -1) }
