@@ -129,7 +129,8 @@ func describeProfile(_ profile: DeviceProfile) -> String {
     let busy = profile.measuredOnBusyMachine.map {
         " on a busy machine \(Int(-$0.timeIntervalSinceNow / 60)) minutes ago (measured again after 10)"
     } ?? ""
-    var lines = ["    \(profile.calibrated ? "calibrated" + busy : "uncalibrated defaults"), \(profile.threads) threads; "
+    let state = profile.calibrated ? "calibrated" + busy : "uncalibrated defaults"
+    var lines = ["    \(state), \(profile.threads) threads; "
         + (profile.transfer.map { String(format: "transfer %.1f GB/s", $0.gbPerSecond) } ?? "host memory")
         + String(
             format: "; engine %.2f µs per operation, %.2f µs per evaluation", profile.secondsPerOperation * 1e6,

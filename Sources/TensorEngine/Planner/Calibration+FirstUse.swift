@@ -66,7 +66,9 @@ extension Calibration {
                 result[backend.id] = profile
                 measured.append(profile)
             } catch {
-                warn("tensorengine: could not calibrate \(backend.id) (\(error.message)); planning with the profile it had")
+                warn(
+                    "tensorengine: could not calibrate \(backend.id) (\(error.message)); "
+                        + "planning with the profile it had")
             }
         }
         if let busy = markIfBusy(&measured, scaling: Swift.min(scalingBefore, availability()), cores: cores) {
