@@ -1,6 +1,7 @@
 import COpenBLAS
 import Foundation
 import TensorBenchCore
+import TensorEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ enum MachineProbe {
     /// with) and `openblas` (`openblas_get_config()`).
     static func versions() -> [String: String] {
         var versions = ["swift": swiftVersion()]
-        if let config = openblas_get_config() { versions["openblas"] = String(cString: config) }
+        versions["openblas"] = OpenBLASCore.configuration
         // The engine sets OpenBLAS's thread count per product (one per piece for products it
         // splits itself); the reference rows and the largest products use one thread per core.
         versions["openblas_threads"] = "\(ProcessInfo.processInfo.activeProcessorCount)"

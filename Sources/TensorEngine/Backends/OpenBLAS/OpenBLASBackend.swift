@@ -28,7 +28,7 @@ package final class OpenBLASBackend: Backend {
         // One BLAS thread per core; the Swift kernels never run beside a BLAS call in one
         // evaluation, so the two pools do not oversubscribe the cores.
         openblas_set_num_threads(Int32(Parallel.workers))
-        let config = openblas_get_config().map { String(cString: $0) } ?? "OpenBLAS"
+        let config = OpenBLASCore.configuration
         let note = OpenBLASCore.warning.map { "; \($0)" } ?? ""
         // Part of the name, so that profiles measured with the other kernels are not reused.
         let own = CPUFlags.usesAVX512 ? "; AVX-512 kernels" : ""

@@ -19,6 +19,12 @@ import Foundation
 /// choice again in the running process, before the engine's first BLAS call, with the variable
 /// set for that moment. OpenBLAS itself checks that the CPU supports the set it is asked for.
 package enum OpenBLASCore {
+    /// OpenBLAS's configuration (version, build options, kernels), read once: `openblas_get_config`
+    /// writes it into one static buffer on every call, so two threads calling it at once (two
+    /// backends made side by side) read each other's half-written text ("SkylakeXSkylakeX"), and
+    /// the device name, the key of its stored profile, with it.
+    package static let configuration: String = openblas_get_config().map { String(cString: $0) } ?? "OpenBLAS"
+
     /// The kernel set OpenBLAS runs (`Haswell`, `SkylakeX`, `Prescott`, ...).
     package static var name: String { openblas_get_corename().map { String(cString: $0) } ?? "unknown" }
 
