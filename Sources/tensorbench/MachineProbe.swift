@@ -1,4 +1,3 @@
-import COpenBLAS
 import Foundation
 import TensorBenchCore
 import TensorEngine
@@ -30,7 +29,7 @@ enum MachineProbe {
     }
 
     /// `swift` (the toolchain's `swift --version` first line, else the compiler the tool was built
-    /// with) and `openblas` (`openblas_get_config()`).
+    /// with) and `openblas` (`OpenBLASCore.configuration`).
     static func versions() -> [String: String] {
         var versions = ["swift": swiftVersion()]
         versions["openblas"] = OpenBLASCore.configuration

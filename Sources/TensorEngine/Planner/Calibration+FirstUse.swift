@@ -56,31 +56,41 @@ extension Calibration {
         warn(
             "tensorengine: measuring device profiles for the planner (once per device, a few seconds; "
                 + "TENSORENGINE_CALIBRATION=off skips it)")
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let scalingBefore = availability()
         var result = profiles
-        var measured: [DeviceProfile] = []
-        for backend in chosen {
-            do {
-                let profile = try calibrate(backend)
-                result[backend.id] = profile
-                measured.append(profile)
-            } catch {
-                warn(
-                    "tensorengine: could not calibrate \(backend.id) (\(error.message)); "
-                        + "planning with the profile it had")
+        let (measured, busy) = measuredNotingLoad(availability: availability) { () -> [DeviceProfile] in
+            var measured: [DeviceProfile] = []
+            for backend in chosen {
+                do throws(TensorError) {
+                    measured.append(try calibrate(backend))
+                } catch {
+                    let why: String = error.message
+                    warn("tensorengine: could not calibrate \(backend.id) (\(why)); planning with the profile it had")
+                }
             }
+            return measured
         }
-        if let busy = markIfBusy(&measured, scaling: Swift.min(scalingBefore, availability()), cores: cores) {
-            for profile in measured { result[profile.backend] = profile }
-            warn(busy)
-        }
+        for profile in measured { result[profile.backend] = profile }
+        if let busy { warn(busy) }
         do {
             try ProfileStore.save(measured, to: store)
         } catch {
             warn("tensorengine: could not store device profiles in \(store.path) (\(error.localizedDescription))")
         }
         return result
+    }
+
+    /// The profiles `measure` makes, with the cores' availability read before and after it
+    /// (`availability`) and the profiles marked when the lesser reading says the machine was busy
+    /// (``markIfBusy(_:scaling:cores:)``); the warning to give, or `nil` for a quiet machine.
+    static func measuredNotingLoad<Failure: Error>(
+        availability: () -> Double = { CoreAvailability.parallelScaling() },
+        _ measure: () throws(Failure) -> [DeviceProfile]
+    ) throws(Failure) -> (profiles: [DeviceProfile], busy: String?) {
+        let before = availability()
+        var profiles = try measure()
+        let busy = markIfBusy(
+            &profiles, scaling: Swift.min(before, availability()), cores: ProcessInfo.processInfo.activeProcessorCount)
+        return (profiles, busy)
     }
 
     /// Marks `profiles` as measured on a busy machine (``DeviceProfile/measuredOnBusyMachine``)

@@ -12,16 +12,15 @@ package enum Calibration {
     /// Calibrates every available backend and stores the profiles on disk, marked when the
     /// machine was busy meanwhile (``markIfBusy(_:scaling:cores:)``).
     package static func calibrateAll(progress: (String) -> Void) throws -> [DeviceProfile] {
-        let scalingBefore = CoreAvailability.parallelScaling()
-        var profiles: [DeviceProfile] = []
-        for backend in Engine.shared.backends {
-            progress("calibrating \(backend.id) (\(backend.deviceName))")
-            profiles.append(try calibrate(backend))
+        let (profiles, busy) = try measuredNotingLoad { () throws -> [DeviceProfile] in
+            var profiles: [DeviceProfile] = []
+            for backend in Engine.shared.backends {
+                progress("calibrating \(backend.id) (\(backend.deviceName))")
+                profiles.append(try calibrate(backend))
+            }
+            return profiles
         }
-        let scaling = Swift.min(scalingBefore, CoreAvailability.parallelScaling())
-        if let busy = markIfBusy(&profiles, scaling: scaling, cores: ProcessInfo.processInfo.activeProcessorCount) {
-            progress(busy)
-        }
+        if let busy { progress(busy) }
         try ProfileStore.save(profiles)
         return profiles
     }
