@@ -103,7 +103,7 @@ extension OpKind {
             case .scalarType(let target): "to \(target) "
             case .gelu(let approximation): "\(approximation) "
             case .none, .axes, .axis, .normalization, .topK, .shape, .permutation, .slice, .padding, .convolution,
-                .pooling, .attention:
+                .pooling, .attention, .linearActivation:
                 ""
             }
         let build: @Sendable ([Tensor]) -> Tensor = { Tensor.record(op, $0, at: nil) }

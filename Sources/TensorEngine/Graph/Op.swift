@@ -18,6 +18,15 @@ package struct Padding: Sendable, Hashable {
     var after: Int
 }
 
+/// An activation a `linear` op applies to its results as it finishes each piece of them, after
+/// the bias: the epilogue of a projection followed by its layer's nonlinearity.
+package enum LinearActivation: Sendable, Hashable {
+    /// `max(y, 0)`.
+    case relu
+    /// GELU, exact or by its tanh approximation (as the `gelu` op computes it).
+    case gelu(GELUApproximation)
+}
+
 /// Which of the two results of a top-k selection a node holds.
 package enum TopKOutput: String, Sendable, Hashable, CaseIterable {
     case values, indices
@@ -50,6 +59,8 @@ package enum OpAttributes: Sendable, Hashable {
     /// Scaled dot-product attention's factor on the scores, and whether each query sees only the
     /// keys up to its own position (aligned at the end: query i of Lq sees keys j ≤ i + Lk - Lq).
     case attention(scale: Float, causal: Bool)
+    /// The activation a `linear` op applies after its bias.
+    case linearActivation(LinearActivation)
 }
 
 /// What a graph node computes: an op kind (a row of the op table) and its attributes.
@@ -85,6 +96,8 @@ extension Op {
     package static let matmul = Op(.matmul)
     /// `x · weight + bias`, the bias added to every row of the product.
     package static let linear = Op(.linear)
+    /// `activation(x · weight + bias)`: a `linear` op with its activation as its epilogue.
+    package static func linear(activation: LinearActivation) -> Op { Op(.linear, .linearActivation(activation)) }
     static let contiguous = Op(.contiguous)
 
     static func cast(_ type: ScalarType) -> Op { Op(.cast, .scalarType(type)) }
@@ -117,7 +130,8 @@ extension Op {
         switch attributes {
         case .axes(let axes, _): axes
         case .axis(let axis), .normalization(let axis, _): [axis]
-        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling, .attention:
+        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling, .attention,
+            .linearActivation:
             []
         }
     }
@@ -193,6 +207,12 @@ extension Op {
     var geluApproximation: GELUApproximation {
         if case .gelu(let approximation) = attributes { return approximation }
         return .none
+    }
+
+    /// The activation a `linear` op applies after its bias (`nil`: none, or an op of another shape).
+    var linearActivation: LinearActivation? {
+        if case .linearActivation(let activation) = attributes { return activation }
+        return nil
     }
 
     /// A convolution's geometry (no strides, so no spatial axes, for an op of another shape).

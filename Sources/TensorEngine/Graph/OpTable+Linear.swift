@@ -16,28 +16,43 @@ extension ShapeRules {
     }
 }
 
+extension LinearActivation {
+    /// The elementwise op that computes the activation on its own: the decomposition's last step.
+    var op: Op {
+        switch self {
+        case .relu: Op(.relu)
+        case .gelu(let approximation): .gelu(approximation)
+        }
+    }
+}
+
 extension CostRules {
     /// The product's cost and one more FLOP per result for its bias, which the kernels add as
-    /// each piece of the result is finished (the bias is read once per piece, from cache).
+    /// each piece of the result is finished (the bias is read once per piece, from cache), and
+    /// the activation's FLOPs, applied there too.
     static let linear: CostRule = { op, inputs, output in
         let k = Double(inputs.first?.signature.shape.last ?? 0)
         let shape = output.shape
         let skinny = Swift.min(shape[0], shape[1]) < 16
-        return streaming(op, inputs, output, flopsPerElement: 2 * k + 1, costClass: skinny ? .matrixVector : .matmul)
+        let activation = op.linearActivation.map { $0.op.elementwiseExpression.flops } ?? 0
+        return streaming(
+            op, inputs, output, flopsPerElement: 2 * k + 1 + activation, costClass: skinny ? .matrixVector : .matmul)
     }
 }
 
 extension Decompositions {
-    /// The product, then the bias broadcast along its rows.
-    static let linear: @Sendable (Op, [Tensor]) -> Tensor = { _, operands in
-        Tensor.binary(.add, Tensor.record(.matmul, [operands[0], operands[1]], at: nil), operands[2], at: nil)
+    /// The product, then the bias broadcast along its rows, then the activation.
+    static let linear: @Sendable (Op, [Tensor]) -> Tensor = { op, operands in
+        let sum = Tensor.binary(.add, Tensor.record(.matmul, [operands[0], operands[1]], at: nil), operands[2], at: nil)
+        return op.linearActivation.map { Tensor.record($0.op, [sum], at: nil) } ?? sum
     }
 }
 
 extension Samples {
     /// A few rows and many, one row (the vector·matrix path), one column, transposed and strided
     /// operands (a `Gemm` with `transB`), no depth (the result is the bias), no rows, `Float16`, and
-    /// products large enough for the backends' packed and split paths.
+    /// products large enough for the backends' packed and split paths; then each activation on
+    /// the paths a kernel splits differently (rows, columns, one row, one product packed whole).
     static let linear: [ParitySample] = {
         func input(_ shape: [Int], _ type: ScalarType = .float32, _ layout: SampleLayout = .contiguous) -> SampleInput {
             SampleInput(shape: shape, type: type, layout: layout)
@@ -56,8 +71,27 @@ extension Samples {
             ("a model's rows at batch 1", [input([12, 384]), input([384, 160]), input([160])]),
             ("large", [input([96, 200]), input([200, 130]), input([130])]),
         ]
-        return cases.map { label, inputs in
+        let activations: [(String, LinearActivation)] = [
+            ("relu", .relu), ("gelu", .gelu(.none)), ("tanh gelu", .gelu(.tanh)),
+        ]
+        let activated: [(String, [SampleInput])] = [
+            ("rows", [input([5, 7]), input([7, 9]), input([9])]),
+            ("one row", [input([1, 64]), input([64, 50]), input([50])]),
+            ("a model's rows at batch 1", [input([12, 384]), input([384, 160]), input([160])]),
+            ("many rows", [input([200, 96]), input([96, 70]), input([70])]),
+            ("transposed x, no depth", [input([3, 0], .float32, .transposed), input([0, 4]), input([4])]),
+            ("float16", [input([4, 6], .float16), input([6, 5], .float16), input([5], .float16)]),
+        ]
+        let plain = cases.map { label, inputs in
             ParitySample(label: label, inputs: inputs, apply: .op(.linear), reductionLength: inputs[0].shape.last ?? 1)
         }
+        return plain
+            + activations.flatMap { name, activation in
+                activated.map { label, inputs in
+                    ParitySample(
+                        label: "\(label), then \(name)", inputs: inputs, apply: .op(.linear(activation: activation)),
+                        reductionLength: inputs[0].shape.last ?? 1)
+                }
+            }
     }()
 }

@@ -87,7 +87,10 @@ public struct BERTEncoder: Sendable {
         let context = Tensor.scaledDotProductAttention(query: query, key: key, value: value, mask: bias)
             .transposed(permutation: 0, 2, 1, 3).reshaped(to: [batch * length, c.hiddenSize])
         let attended = normalize(linear(context, layer.attentionOutput) + x, layer.attentionNorm)
-        let expanded = linear(attended, layer.intermediate).gelu(approximation: c.activation)
+        // The GELU is the projection's epilogue (nothing else reads the projection).
+        let projected = linear(attended, layer.intermediate)
+        let expanded =
+            projected.fusingActivation(.gelu(c.activation)) ?? projected.gelu(approximation: c.activation)
         return normalize(linear(expanded, layer.output) + attended, layer.outputNorm)
     }
 

@@ -1,6 +1,11 @@
 extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
     static func binary(_ kind: OpKind, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
+        if kind == .multiply, let first = a.node, let second = b.node,
+            let gelu = recognizedGELU(first, second, at: location)
+        {
+            return gelu
+        }
         // Operands of one shape, the common case: nothing to broadcast.
         if let first = a.node, let second = b.node, first.signature.shape == second.signature.shape {
             return record(Op(kind), first, second, at: location)

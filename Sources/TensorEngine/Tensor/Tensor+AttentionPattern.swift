@@ -55,7 +55,7 @@ extension Tensor {
     }
 
     /// The value of a one-element constant, seen through a broadcast.
-    private static func scalarConstant(_ node: Node) -> Double? {
+    static func scalarConstant(_ node: Node) -> Double? {
         let constant = unbroadcast(node)
         guard constant.op.kind == .constant, constant.signature.elementCount == 1,
             let stored = constant.storedResult, let buffer = stored.buffer as? HostBuffer
@@ -70,7 +70,7 @@ extension Tensor {
     }
 
     /// The operand of a broadcast, or the node itself.
-    private static func unbroadcast(_ node: Node) -> Node {
+    static func unbroadcast(_ node: Node) -> Node {
         node.op.kind == .broadcast ? node.inputs[0] : node
     }
 }

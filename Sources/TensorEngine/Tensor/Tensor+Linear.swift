@@ -26,3 +26,28 @@ extension Tensor {
         return restored.map { fused.reshaped(to: $0) } ?? fused
     }
 }
+
+extension Tensor {
+    /// This `linear` op's result (or one reshaped back to more axes, as ``addingBias(_:)``
+    /// records it) recorded again with `activation` as its epilogue: the kernels apply it to each
+    /// piece of the result as they finish it, after the bias, and no separate pass reads the
+    /// product back. `nil` when this is not such a result, not yet computed, without an
+    /// activation of its own; the activation is then recorded apart.
+    ///
+    /// As with ``addingBias(_:)``, the plain `linear` op is not recorded again, so a caller fuses
+    /// only a result that nothing else reads (the ONNX importer checks its graph first,
+    /// ``ONNXGELUFusion``).
+    package func fusingActivation(_ activation: LinearActivation) -> Tensor? {
+        guard error == nil, var linear = node, linear.storedResult == nil else { return nil }
+        var restored: [Int]?
+        if linear.op.kind == .reshape, let inner = linear.inputs.first, inner.op.kind == .linear {
+            restored = linear.signature.shape
+            linear = inner
+        }
+        guard linear.op.kind == .linear, linear.storedResult == nil, linear.op.linearActivation == nil,
+            linear.signature.scalarType == .float32 || linear.signature.scalarType == .float16
+        else { return nil }
+        let fused = Tensor.record(.linear(activation: activation), linear.inputs.map(Tensor.init(node:)), at: linear.location)
+        return restored.map { fused.reshaped(to: $0) } ?? fused
+    }
+}

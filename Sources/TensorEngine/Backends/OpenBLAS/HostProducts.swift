@@ -75,7 +75,7 @@ extension HostProducts {
     static func multiplyFromPackedB(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
                                     _ a: UnsafePointer<Float>, lda: Int, _ b: UnsafePointer<Float>, ldb: Int,
                                     source: HostBuffer?, _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool,
-                                    split: MatmulSplit, bias: UnsafePointer<Float>? = nil) throws(TensorError) -> Bool {
+                                    split: MatmulSplit, epilogue: LinearEpilogue = .none) throws(TensorError) -> Bool {
         guard kernel == .avx512, m > 1, n > 1, k > 0, m * n * k >= minimumKernelMultiplyAdds, split.axis != .batch
         else { return false }
         if let source,
@@ -83,7 +83,7 @@ extension HostProducts {
                 b, in: source, transposed: transposeB, k: k, n: n, ldb: ldb, workers: Parallel.workers)
         {
             multiply(transposeA: transposeA, m: m, n: n, k: k, a, lda: lda, packedB: kept, c, ldc: ldc,
-                     accumulate: accumulate, split: split, bias: bias)
+                     accumulate: accumulate, split: split, epilogue: epilogue)
             return true
         }
         guard split.parts > 1, te_sgemm_packs_b(transposeA ? 1 : 0, transposeB ? 1 : 0, m) != 0 else { return false }
@@ -94,16 +94,16 @@ extension HostProducts {
             te_pack_b_panels(transposeB ? 1 : 0, k, n, b, ldb, packedB, range.lowerBound, range.upperBound)
         }
         multiply(transposeA: transposeA, m: m, n: n, k: k, a, lda: lda, packedB: packed, c, ldc: ldc,
-                 accumulate: accumulate, split: split, bias: bias)
+                 accumulate: accumulate, split: split, epilogue: epilogue)
         return true
     }
 
     /// `C = A·B` (or `+=`) with B packed whole (``te_pack_b_panels``: by `HostProducts` for one
     /// product, or kept by ``PackedWeights``), in the row or column pieces of `split` on the
-    /// backend's workers; with `bias`, each piece then adds it to its rows (``addBias``).
+    /// backend's workers; each piece then finishes its part of C (``LinearEpilogue``).
     static func multiply(transposeA: Bool, m: Int, n: Int, k: Int, _ a: UnsafePointer<Float>, lda: Int,
                          packedB: HostBuffer, _ c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool,
-                         split: MatmulSplit, bias: UnsafePointer<Float>? = nil) {
+                         split: MatmulSplit, epilogue: LinearEpilogue = .none) {
         let shared = UnsafePointer(packedB.elements(as: Float.self))
         Parallel.forEachRange(split.extent, parts: split.parts, alignment: split.alignment) { range in
             switch split.axis {
@@ -111,32 +111,18 @@ extension HostProducts {
                 let rowOffset = transposeA ? range.lowerBound : range.lowerBound * lda
                 te_sgemm_packed(transposeA ? 1 : 0, range.count, n, k, a + rowOffset, lda, shared, 0, n,
                                 c + range.lowerBound * ldc, ldc, accumulate ? 1 : 0)
-                addBias(bias, to: c + range.lowerBound * ldc, rows: range.count, columns: 0..<n, ldc: ldc)
+                epilogue.apply(to: c + range.lowerBound * ldc, rows: range.count, columns: 0..<n, ldc: ldc)
             case .columns:
                 te_sgemm_packed(transposeA ? 1 : 0, m, n, k, a, lda, shared, range.lowerBound, range.upperBound,
                                 c, ldc, accumulate ? 1 : 0)
-                addBias(bias, to: c, rows: m, columns: range, ldc: ldc)
+                epilogue.apply(to: c, rows: m, columns: range, ldc: ldc)
             case .batch:
                 // One product is never split by batch.
                 te_sgemm_packed(transposeA ? 1 : 0, m, n, k, a, lda, shared, 0, n, c, ldc, accumulate ? 1 : 0)
-                addBias(bias, to: c, rows: m, columns: 0..<n, ldc: ldc)
+                epilogue.apply(to: c, rows: m, columns: 0..<n, ldc: ldc)
             }
         }
         withExtendedLifetime(packedB) {}
-    }
-}
-
-extension HostProducts {
-    /// Adds `bias[j]` to column j of `rows` rows of C (rows `ldc` apart), for the columns given:
-    /// a `linear` op's bias, added by each piece of the product to the part of C it has just
-    /// written, while that part is in its core's cache. Nothing without a bias.
-    static func addBias(_ bias: UnsafePointer<Float>?, to c: UnsafeMutablePointer<Float>, rows: Int,
-                        columns: Range<Int>, ldc: Int) {
-        guard let bias, !columns.isEmpty else { return }
-        for row in 0..<rows {
-            let line = c + row * ldc
-            for column in columns { line[column] += bias[column] }
-        }
     }
 }
 

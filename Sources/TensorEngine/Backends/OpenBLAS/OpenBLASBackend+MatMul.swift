@@ -36,8 +36,10 @@ extension OpenBLASBackend {
 
     /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, a vector·matrix loop when m is 1, `sgemv` when n is 1.
     /// With `bias` (`[n]`, a `linear` op's), each piece of the product adds it to the rows it has
-    /// just written.
-    func matmul(_ a: Value, _ b: Value, _ output: TensorSignature, bias: Value? = nil) throws(TensorError) -> Value {
+    /// just written, then applies the op's `activation` (``LinearEpilogue``).
+    func matmul(
+        _ a: Value, _ b: Value, _ output: TensorSignature, bias: Value? = nil, activation: LinearActivation? = nil
+    ) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: bias == nil ? "matmul" : "linear")
         let rank = a.layout.rank
         let m = a.shape[rank - 2]
@@ -49,11 +51,12 @@ extension OpenBLASBackend {
         var column: (pointer: UnsafeMutableRawPointer, keepAlive: Value)?
         if let bias { column = try contiguous(bias) }
         let biases = column.map { UnsafePointer($0.pointer.assumingMemoryBound(to: Float.self)) }
+        let epilogue = LinearEpilogue(bias: biases, activation: activation)
         defer { withExtendedLifetime(column?.keepAlive) {} }
         guard k > 0 else {
             out.update(repeating: 0, count: output.elementCount)
             for batch in 0..<(output.elementCount / (m * n)) {
-                HostProducts.addBias(biases, to: out + batch * m * n, rows: m, columns: 0..<n, ldc: n)
+                epilogue.apply(to: out + batch * m * n, rows: m, columns: 0..<n, ldc: n)
             }
             return result
         }
@@ -70,7 +73,7 @@ extension OpenBLASBackend {
             let parts = Parallel.workerCount(forElements: n * k)
             Parallel.forEachRange(n, parts: parts, alignment: MatmulSplit.tile) { range in
                 VectorMatrix.multiply(a, incA: incA, b, transposed: y.transposed, leading: y.leading, out, columns: range, k: k)
-                HostProducts.addBias(biases, to: out, rows: 1, columns: range, ldc: n)
+                epilogue.apply(to: out, rows: 1, columns: range, ldc: n)
             }
             withExtendedLifetime((left, right)) {}
             return result
@@ -80,7 +83,7 @@ extension OpenBLASBackend {
             try HostProducts.multiplyFromPackedB(
                 transposeA: x.transposed, transposeB: y.transposed, m: m, n: n, k: k, x.pointer + offsets[0].0,
                 lda: x.leading, y.pointer + offsets[0].1, ldb: y.leading, source: right.buffer as? HostBuffer, out,
-                ldc: n, accumulate: false, split: split, bias: biases)
+                ldc: n, accumulate: false, split: split, epilogue: epilogue)
         {
             withExtendedLifetime((left, right)) {}
             return result
@@ -92,7 +95,7 @@ extension OpenBLASBackend {
                 for index in range {
                     let (xOffset, yOffset) = offsets[index]
                     Self.product(x, x.pointer + xOffset, y, y.pointer + yOffset, out + index * m * n, m: m, n: n, k: k, ldc: n)
-                    HostProducts.addBias(biases, to: out + index * m * n, rows: m, columns: 0..<n, ldc: n)
+                    epilogue.apply(to: out + index * m * n, rows: m, columns: 0..<n, ldc: n)
                 }
             case .rows:
                 // Rows m0..<m1 of A (and of C); B whole.
@@ -100,14 +103,14 @@ extension OpenBLASBackend {
                 let rowOffset = x.transposed ? range.lowerBound : range.lowerBound * x.leading
                 Self.product(x, x.pointer + xOffset + rowOffset, y, y.pointer + yOffset, out + range.lowerBound * n,
                              m: range.count, n: n, k: k, ldc: n)
-                HostProducts.addBias(biases, to: out + range.lowerBound * n, rows: range.count, columns: 0..<n, ldc: n)
+                epilogue.apply(to: out + range.lowerBound * n, rows: range.count, columns: 0..<n, ldc: n)
             case .columns:
                 // Columns n0..<n1 of B (and of C); A whole.
                 let (xOffset, yOffset) = offsets[0]
                 let columnOffset = y.transposed ? range.lowerBound * y.leading : range.lowerBound
                 Self.product(x, x.pointer + xOffset, y, y.pointer + yOffset + columnOffset, out + range.lowerBound,
                              m: m, n: range.count, k: k, ldc: n)
-                HostProducts.addBias(biases, to: out, rows: m, columns: range, ldc: n)
+                epilogue.apply(to: out, rows: m, columns: range, ldc: n)
             }
         }
         withExtendedLifetime((left, right)) {}

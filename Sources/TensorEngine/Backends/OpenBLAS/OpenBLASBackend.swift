@@ -80,8 +80,8 @@ package final class OpenBLASBackend: Backend {
         registry.register(.matmul, when: .float32) { backend, _, inputs, output throws(TensorError) in
             try backend.matmul(inputs[0], inputs[1], output)
         }
-        registry.register(.linear, when: .float32) { backend, _, inputs, output throws(TensorError) in
-            try backend.matmul(inputs[0], inputs[1], output, bias: inputs[2])
+        registry.register(.linear, when: .float32) { backend, op, inputs, output throws(TensorError) in
+            try backend.matmul(inputs[0], inputs[1], output, bias: inputs[2], activation: op.linearActivation)
         }
         registry.register(.attention, when: .float32) { backend, op, inputs, output throws(TensorError) in
             try backend.attention(op, inputs, output)

@@ -48,6 +48,10 @@ final class ONNXGraph: Sendable {
     /// `Add` and `Sum` nodes fused into the `Conv` whose result they alone read, by the sum's
     /// position (``ONNXResidualFusion``).
     private let fusedResiduals: [Int: ONNXResidualFusion.Pair]
+    /// Activations (`Relu`, `Gelu`, the last `Mul` of a written-out GELU) fused into the
+    /// projection whose result they alone read, by the activation's position
+    /// (``ONNXLinearActivationFusion``), with the position of the projection's `MatMul`.
+    private let fusedLinearActivations: [Int: Int]
 
     init(model: ONNXModelProto, source: ONNXDataSource) throws(ModelError) {
         self.source = source
@@ -97,6 +101,8 @@ final class ONNXGraph: Sendable {
         fusedActivations = ONNXActivationFusion.pairs(
             nodes, graphOutputs: graphOutputs, foldedConvolutions: convolutionResults)
         fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: graphOutputs)
+        fusedLinearActivations = ONNXLinearActivationFusion.activations(
+            nodes, graphOutputs: graphOutputs, fusedBiases: fusedBiases)
     }
 
     /// The nodes in dependency order (Kahn's algorithm; ONNX asks exporters for this order, not
@@ -212,6 +218,13 @@ final class ONNXGraph: Sendable {
                 // The addition is the product's epilogue: its engine operation is the MatMul's.
                 results = fused
                 if let trace { for result in results { trace.mark(result, origin: pair.product) } }
+            } else if let product = fusedLinearActivations[index] {
+                // The activation is the projection's epilogue, when its importer recorded one: its
+                // engine operation is then the MatMul's.
+                let lowered = try known.lower(context)
+                let fused = ONNXLinearActivationFusion.fused(lowered)
+                results = fused ?? lowered
+                if let trace, let fused { for result in fused { trace.mark(result, origin: product) } }
             } else {
                 results = try known.lower(context)
             }
