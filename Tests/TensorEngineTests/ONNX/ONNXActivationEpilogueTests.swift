@@ -9,9 +9,9 @@ import Testing
 /// one `linear` op that applies it as each piece of the product is finished.
 @Suite("Activations fused into products") struct ONNXActivationEpilogueTests {
     /// Written-out GELU (`Div → Erf → Add → Mul → Mul`) and a `Relu`, each after a projection, on
-    /// a batch of rows: the outputs match the same ops recorded unfused on the reference, and the
-    /// plan shows every node of both activations folded into its product. A projection that is
-    /// also a graph output keeps its activation apart.
+    /// a batch of rows, and a `Relu` after a `Gemm`: the outputs match the same ops recorded
+    /// unfused on the reference, and the plan shows every node of the activations folded into
+    /// their products. A projection that is also a graph output keeps its activation apart.
     @Test func activationsFuseIntoTheirProducts() async throws {
         let nodes = [
             TestNode(op: "Constant", inputs: [], outputs: ["root2"], attributes: [("value_float", .float(1.4142135))]),
@@ -30,10 +30,14 @@ import Testing
             TestNode(op: "MatMul", inputs: ["x", "w2"], outputs: ["q2"]),
             TestNode(op: "Add", inputs: ["q2", "b2"], outputs: ["kept"]),
             TestNode(op: "Relu", inputs: ["kept"], outputs: ["apart"]),
+            TestNode(op: "Gemm", inputs: ["rows", "w2", "b2"], outputs: ["g"]),
+            TestNode(op: "Relu", inputs: ["g"], outputs: ["head"]),
         ]
-        let shapes: [(String, [Int])] = [("x", [2, 7, 24]), ("w", [24, 40]), ("b", [40]), ("w2", [24, 9]), ("b2", [9])]
+        let shapes: [(String, [Int])] = [
+            ("x", [2, 7, 24]), ("w", [24, 40]), ("b", [40]), ("w2", [24, 9]), ("b2", [9]), ("rows", [5, 24]),
+        ]
         let url = try ONNXFixture.temporaryModel(
-            "activation", opset: 13, nodes: nodes, shapes: shapes, outputs: ["gelu", "relu", "kept", "apart"])
+            "activation", opset: 13, nodes: nodes, shapes: shapes, outputs: ["gelu", "relu", "kept", "apart", "head"])
         defer { try? FileManager.default.removeItem(at: url) }
         let model = try ONNXModel(contentsOf: url)
         let inputs = ONNXFixture.patternedInputs(shapes)
@@ -42,7 +46,7 @@ import Testing
         let kept = try input("x").matmul(try input("w2")) + input("b2")
         let unfused = [
             "gelu": h * ((h / Float(1.4142135)).erf() + 1) * 0.5, "relu": kept.relu(), "kept": kept,
-            "apart": kept.relu(),
+            "apart": kept.relu(), "head": (try input("rows").matmul(try input("w2")) + input("b2")).relu(),
         ]
         var expected: [String: ShapedArray<Float>] = [:]
         for (name, tensor) in unfused {
@@ -50,9 +54,10 @@ import Testing
         }
         try await ONNXFixture.expectOutputs(of: model, from: inputs, toMatch: expected, tolerance: 1e-5)
         // The constants are folded on the host; every other node without an operation of its own
-        // is part of a product's: the last `Add` is the kept projection's bias, its `Relu` apart.
+        // is part of a product's: the third `Add` is the kept projection's bias, its `Relu` apart;
+        // the last `Relu` is the `Gemm`'s.
         let fused = try await ONNXFixture.fusedOperators(ofModelAt: url).filter { $0 != "Constant" }
-        #expect(fused == ["Add", "Div", "Erf", "Add", "Mul", "Mul", "Add", "Relu", "Add"], "\(fused)")
+        #expect(fused == ["Add", "Div", "Erf", "Add", "Mul", "Mul", "Add", "Relu", "Add", "Relu"], "\(fused)")
     }
 
     /// The written-out forms recognised as one `gelu` (the factors in other orders, `· (1/√2)`

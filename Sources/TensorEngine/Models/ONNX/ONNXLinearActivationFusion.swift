@@ -1,5 +1,5 @@
 /// An activation after a projection (`MatMul → Add` of a bias, fused into one `linear` op by
-/// ``ONNXBiasFusion``) fused into the product's epilogue, as onnxruntime fuses `BiasGelu`: the
+/// ``ONNXBiasFusion``, or a `Gemm` with a bias per column) fused into the product's epilogue, as onnxruntime fuses `BiasGelu`: the
 /// product applies it to each piece of its result as it finishes it, after the bias, and no
 /// separate pass reads the result again. The activations: `Relu`, `Gelu` (opset 20), and GELU
 /// written out as PyTorch exports it, `Div(x, √2) → Erf → Add(1) → Mul(x) → Mul(0.5)`, which
@@ -7,7 +7,7 @@
 enum ONNXLinearActivationFusion {
     /// The nodes (by position in the sorted nodes) whose result is an activation of a fused
     /// projection's result that only the activation's own nodes read and that is no graph output;
-    /// each with the position of the projection's `MatMul`.
+    /// each with the position of the projection's `MatMul` or `Gemm`.
     static func activations(
         _ nodes: [ONNXNodeProto], graphOutputs: Set<String>, fusedBiases: [Int: ONNXBiasFusion.Pair]
     ) -> [Int: Int] {
@@ -22,9 +22,13 @@ enum ONNXLinearActivationFusion {
             default: (operand, readers) = (nil, 0)
             }
             guard let operand, !graphOutputs.contains(operand), uses.readers[operand] == readers,
-                let producer = uses.producer[operand], let pair = fusedBiases[producer]
+                let producer = uses.producer[operand]
             else { continue }
-            found[index] = pair.product
+            if let pair = fusedBiases[producer] {
+                found[index] = pair.product
+            } else if nodes[producer].opType == "Gemm", nodes[producer].domain.isEmpty {
+                found[index] = producer
+            }
         }
         return found
     }
