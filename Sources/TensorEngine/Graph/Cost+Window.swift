@@ -3,8 +3,10 @@
 extension CostRules {
     /// A convolution: 2·(C/groups)·(kernel elements) FLOPs per output, priced as a matrix product
     /// (backends lower it to one: im2col or implicit GEMM) when both the reduction and the output
-    /// channels per group are wide enough to block; a depthwise or narrow convolution is window
-    /// work (direct kernels, at the rate of the calibration's depthwise probe). A
+    /// channels per group are wide enough to block, as pointwise work when its window is 1 × 1 in
+    /// one group (at the rates of the calibration's 1 × 1 convolution probes); a depthwise or
+    /// narrow convolution is window work (direct kernels, at the rate of the calibration's
+    /// depthwise probe). A
     /// fused activation's bound is one more FLOP per output, and no traffic; a fused residual one
     /// more, and its operand's bytes.
     static let convolution: CostRule = { op, inputs, output in
@@ -13,8 +15,10 @@ extension CostRules {
         let geometry = op.convolutionGeometry
         let channelsPerGroup = (weight.first ?? 0) / Swift.max(1, geometry.groups)
         let blocked = reduction >= 16 && channelsPerGroup >= 16
+        let pointwise = geometry.groups == 1 && weight.count > 2 && weight.dropFirst(2).allSatisfy { $0 == 1 }
         let perOutput = 2 * Double(reduction) + (geometry.clamp == nil ? 0 : 1) + (geometry.addsResidual ? 1 : 0)
-        return streaming(op, inputs, output, flopsPerElement: perOutput, costClass: blocked ? .matmul : .window)
+        let costClass: CostClass = blocked ? (pointwise ? .pointwise : .matmul) : .window
+        return streaming(op, inputs, output, flopsPerElement: perOutput, costClass: costClass)
     }
 
     /// A transposed convolution does the work of the convolution it transposes: 2·(M/groups)·

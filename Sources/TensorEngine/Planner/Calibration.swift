@@ -49,10 +49,19 @@ package enum Calibration {
         measured.windowFLOPs = try flops(of: try depthwiseProbe(scale, edge: Sizes.depthwiseEdge)(), on: backend)
         measured.largeWindowFLOPs = try flops(
             of: try depthwiseProbe(scale, edge: Sizes.largeDepthwiseEdge)(), on: backend)
+        for size in [Sizes.pointwise, Sizes.largePointwise] {
+            measured.pointwiseFLOPs[size.name] = try flops(of: try pointwiseProbe(size)(), on: backend)
+        }
         var profile = backend.defaultProfile
         for cell in cells {
             guard let value = cell.value(measured) else { continue }
-            var row = profile.row(cell.costClass)
+            // A class without a row of its own (priced by its fallback's) starts its rate curve
+            // afresh: the fallback's points are another kind of work's.
+            var row = profile.rows[cell.costClass] ?? { () -> CostTerms in
+                var fallback = profile.row(cell.costClass)
+                if case .gflopsAt = cell.term { fallback.gflops = [] }
+                return fallback
+            }()
             switch cell.term {
             case .gflops: row.gflops = [RatePoint(flops: 1, gflops: value)]
             case .gflopsAt(let flops):
@@ -102,6 +111,7 @@ package enum Calibration {
         case stream, memoryStream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
         case memoryMovement
         case depthwise, largeDepthwise
+        case pointwise, largePointwise
     }
 
     /// A graph the backend runs alone, timed over runs after a warm-up run.
@@ -137,6 +147,19 @@ package enum Calibration {
         static func skinnyK(_ scale: Int) -> Int { scale > 1 ? 256 : 768 }
         /// The rows of the few-rows product: a transformer's projections on one short sentence.
         static let fewRows = 12
+        /// A 1 × 1 convolution probe: its name, channels in and out, and plane edge.
+        struct Pointwise: Sendable {
+            let name: ProbeName
+            let inputs: Int
+            let outputs: Int
+            let edge: Int
+            /// Two FLOPs per input channel per output.
+            var flops: Double { 2 * Double(inputs * outputs * edge * edge) }
+        }
+        /// The pointwise probes: a bottleneck's 1 × 1 convolutions at 28 × 28 (6.4 MFLOP) and at
+        /// 56 × 56 (103 MFLOP), the two ends of a ResNet's.
+        static let pointwise = Pointwise(name: .pointwise, inputs: 64, outputs: 64, edge: 28)
+        static let largePointwise = Pointwise(name: .largePointwise, inputs: 64, outputs: 256, edge: 56)
         /// Channels and plane edges of the depthwise probes: a MobileNet layer's planes, at 56 × 56
         /// and at 112 × 112, where fixed costs per plane and per split weigh less.
         static func depthwiseChannels(_ scale: Int) -> Int { 32 / scale }
@@ -262,6 +285,12 @@ package enum Calibration {
         Probe(name: .largeDepthwise, runs: 100, slowRuns: 4) { scale throws(TensorError) in
             try depthwiseProbe(scale, edge: Sizes.largeDepthwiseEdge)
         },
+        // Pointwise work: 1 × 1 convolutions at two sizes (not on the naive loops, which price
+        // them by their products' rate).
+        Probe(name: .pointwise, runs: 20, slowRuns: nil) { _ throws(TensorError) in try pointwiseProbe(Sizes.pointwise) },
+        Probe(name: .largePointwise, runs: 10, slowRuns: nil) { _ throws(TensorError) in
+            try pointwiseProbe(Sizes.largePointwise)
+        },
     ]
 
     private static func matmul(_ name: ProbeName, _ edge: Int, seed: UInt64, runs: Int, slowRuns: Int?) -> Probe {
@@ -283,6 +312,13 @@ package enum Calibration {
         let (channels, edge) = (Sizes.depthwiseChannels(scale), edge(scale))
         let (x, w) = (try input([1, channels, edge, edge], 17), try input([channels, 1, 3, 3], 18))
         return { x.convolution(weight: w, padding: .symmetric([1, 1]), groupCount: channels) }
+    }
+
+    /// A 1 × 1 convolution without a bias: the rate of pointwise work.
+    private static func pointwiseProbe(_ size: Sizes.Pointwise) throws(TensorError) -> () -> Tensor {
+        let x = try input([1, size.inputs, size.edge, size.edge], 19)
+        let w = try input([size.outputs, size.inputs, 1, 1], 20)
+        return { x.convolution(weight: w) }
     }
 
     private static func chainProbe(_ scale: Int) throws(TensorError) -> () -> Tensor {
@@ -319,6 +355,8 @@ package enum Calibration {
         /// The floating-point operations of the depthwise probes' plans.
         var windowFLOPs = 0.0
         var largeWindowFLOPs = 0.0
+        /// The floating-point operations of the pointwise probes' plans, by probe.
+        var pointwiseFLOPs: [ProbeName: Double] = [:]
 
         subscript(_ name: ProbeName) -> Double? { seconds[name] }
 
@@ -444,7 +482,16 @@ package enum Calibration {
             Cell(costClass: .window, term: .gflopsAt(flops: depthwise(edge: Sizes.largeDepthwiseEdge))) { m in
                 m.beyond(.largeDepthwise, .launch).map { m.largeWindowFLOPs / $0 / 1e9 }
             })
-        for costClass in [CostClass.matmul, .matrixVector, .window] {
+        // Pointwise work at the 1 × 1 probes' rates, a curve by size (keyed by the full-scale
+        // FLOPs, as the depthwise points are).
+        for size in [Sizes.pointwise, Sizes.largePointwise] {
+            cells.append(
+                Cell(costClass: .pointwise, term: .gflopsAt(flops: size.flops)) { m in
+                    guard let flops = m.pointwiseFLOPs[size.name] else { return nil }
+                    return m.beyond(size.name, .launch).map { flops / $0 / 1e9 }
+                })
+        }
+        for costClass in [CostClass.matmul, .matrixVector, .window, .pointwise] {
             cells.append(
                 Cell(costClass: costClass, term: .gbPerSecond) { m in
                     m.rate(.stream, bytes: Sizes.streamBytes(Sizes.streamCount(m.scale)))

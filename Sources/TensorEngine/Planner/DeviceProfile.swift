@@ -223,6 +223,7 @@ extension CostClass {
         case .lineWise: .reduction
         case .runMovement: .movement
         case .window: .elementwise
+        case .pointwise: .matmul
         case .matrixVector: .matmul
         case .matmul: .elementwise
         }

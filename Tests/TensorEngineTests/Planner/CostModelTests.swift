@@ -301,6 +301,39 @@ struct BookkeepingCostTests {
         #expect(product.cost.flops == twelve.flops)
     }
 
+    /// 1 × 1 convolutions in one group are pointwise work, rated by their own probes at their
+    /// FLOPs (counted as the op table counts them: two per input channel per output); other
+    /// blocked convolutions (3 × 3, grouped 1 × 1) are products, narrow ones window work. A
+    /// profile without a pointwise row prices it as products, and a calibration starts the row's
+    /// curve afresh rather than from the products' points.
+    @Test func pointwiseConvolutionsHaveTheirOwnRates() throws {
+        func costClass(_ weight: [Int], groups: Int = 1, channels: Int = 64) -> CostClass {
+            let x = CostModelTests.signature([1, channels, 28, 28])
+            let op = Op.convolution(
+                ConvolutionGeometry(
+                    strides: [1, 1], dilations: [1, 1], padding: [Padding(before: 0, after: 0), Padding(before: 0, after: 0)],
+                    groups: groups, outputPadding: [0, 0]))
+            return CostModelTests.cost(op, [x, CostModelTests.signature(weight)], CostModelTests.signature([1, weight[0], 28, 28])).costClass
+        }
+        #expect(costClass([128, 64, 1, 1]) == .pointwise)
+        #expect(costClass([128, 64, 3, 3]) == .matmul)
+        #expect(costClass([128, 16, 1, 1], groups: 4) == .matmul)
+        #expect(costClass([128, 4, 1, 1], channels: 4) == .window)
+        for size in [Calibration.Sizes.pointwise, Calibration.Sizes.largePointwise] {
+            let x = Tensor(zeros: [1, size.inputs, size.edge, size.edge])
+            let y = x.convolution(weight: Tensor(zeros: [size.outputs, size.inputs, 1, 1]))
+            #expect(try Calibration.flops(of: y, on: OpenBLASBackend()) == size.flops)
+        }
+        #expect(Calibration.Sizes.pointwise.flops == 2 * 64 * 64 * 28 * 28)
+        var profile = PlannerTests.profile(.openblas, gflops: 100, bandwidth: 1000, launch: 0, link: nil)
+        profile.rows[.pointwise] = nil
+        let work = Cost(flops: 1e9)
+        #expect(profile.seconds(for: work, costClass: .pointwise) == profile.seconds(for: work, costClass: .matmul))
+        let calibrated = try Calibration.calibrate(OpenBLASBackend())
+        let points = calibrated.row(.pointwise).gflops.map(\.flops)
+        #expect(points == [Calibration.Sizes.pointwise.flops, Calibration.Sizes.largePointwise.flops])
+    }
+
     /// Window work is rated by two depthwise probes, each rate kept at the probe's FLOPs at full
     /// scale; the op table counts exactly those FLOPs for a depthwise 3 × 3 convolution of the
     /// probe's shape, so each rate lands where the cost model looks it up, and a plane between the
