@@ -3,7 +3,8 @@
 // decomposition (the reference) and its parity samples.
 
 extension ShapeRules {
-    /// `x [m, k]`, `weight [k, n]` and `bias [n]`: the result is `[m, n]`.
+    /// `x [m, k]`, `weight [k, n]`, `bias [n]` and an optional residual `[m, n]` (a shortcut
+    /// added after the bias): the result is `[m, n]`.
     static let linear: ShapeRule = { _, inputs throws(RuleViolation) in
         let (x, weight, bias) = (inputs[0].shape, inputs[1].shape, inputs[2].shape)
         guard x.count == 2, weight.count == 2, bias.count == 1, x[1] == weight[0], bias[0] == weight[1] else {
@@ -12,7 +13,15 @@ extension ShapeRules {
                 "linear takes x [m, k], weight [k, n] and bias [n]; got \(describe(x)), \(describe(weight)) "
                     + "and \(describe(bias))")
         }
-        return TensorSignature(shape: [x[0], weight[1]], scalarType: inputs[0].scalarType)
+        let shape = [x[0], weight[1]]
+        guard inputs.count <= 4 else {
+            throw RuleViolation(.invalidArgument, "linear takes 3 or 4 operands; got \(inputs.count)")
+        }
+        if inputs.count > 3, inputs[3].shape != shape {
+            throw RuleViolation(
+                .shapeMismatch, "linear's residual must be of its result's shape \(describe(shape)); got \(describe(inputs[3].shape))")
+        }
+        return TensorSignature(shape: shape, scalarType: inputs[0].scalarType)
     }
 }
 
@@ -28,22 +37,25 @@ extension LinearActivation {
 
 extension CostRules {
     /// The product's cost and one more FLOP per result for its bias, which the kernels add as
-    /// each piece of the result is finished (the bias is read once per piece, from cache), and
-    /// the activation's FLOPs, applied there too.
+    /// each piece of the result is finished (the bias is read once per piece, from cache), one
+    /// for a residual, and the activation's FLOPs, applied there too.
     static let linear: CostRule = { op, inputs, output in
         let k = Double(inputs.first?.signature.shape.last ?? 0)
         let shape = output.shape
         let skinny = Swift.min(shape[0], shape[1]) < 16
         let activation = op.linearActivation.map { $0.op.elementwiseExpression.flops } ?? 0
+        let residual: Double = inputs.count > 3 ? 1 : 0
         return streaming(
-            op, inputs, output, flopsPerElement: 2 * k + 1 + activation, costClass: skinny ? .matrixVector : .matmul)
+            op, inputs, output, flopsPerElement: 2 * k + 1 + residual + activation,
+            costClass: skinny ? .matrixVector : .matmul)
     }
 }
 
 extension Decompositions {
-    /// The product, then the bias broadcast along its rows, then the activation.
+    /// The product, then the bias broadcast along its rows, the residual, then the activation.
     static let linear: @Sendable (Op, [Tensor]) -> Tensor = { op, operands in
-        let sum = Tensor.binary(.add, Tensor.record(.matmul, [operands[0], operands[1]], at: nil), operands[2], at: nil)
+        var sum = Tensor.binary(.add, Tensor.record(.matmul, [operands[0], operands[1]], at: nil), operands[2], at: nil)
+        if operands.count > 3 { sum = Tensor.binary(.add, sum, operands[3], at: nil) }
         return op.linearActivation.map { Tensor.record($0.op, [sum], at: nil) } ?? sum
     }
 }
@@ -52,7 +64,8 @@ extension Samples {
     /// A few rows and many, one row (the vector·matrix path), one column, transposed and strided
     /// operands (a `Gemm` with `transB`), no depth (the result is the bias), no rows, `Float16`, and
     /// products large enough for the backends' packed and split paths; then each activation on
-    /// the paths a kernel splits differently (rows, columns, one row, one product packed whole).
+    /// the paths a kernel splits differently (rows, columns, one row, one product packed whole),
+    /// and residuals (contiguous and strided, with and without an activation).
     static let linear: [ParitySample] = {
         func input(_ shape: [Int], _ type: ScalarType = .float32, _ layout: SampleLayout = .contiguous) -> SampleInput {
             SampleInput(shape: shape, type: type, layout: layout)
@@ -82,10 +95,24 @@ extension Samples {
             ("transposed x, no depth", [input([3, 0], .float32, .transposed), input([0, 4]), input([4])]),
             ("float16", [input([4, 6], .float16), input([6, 5], .float16), input([5], .float16)]),
         ]
+        let residuals: [(String, [SampleInput], LinearActivation?)] = [
+            ("a residual", [input([12, 384]), input([384, 96]), input([96]), input([12, 96])], nil),
+            ("a strided residual", [input([5, 7]), input([7, 9]), input([9]), input([5, 9], .float32, .transposed)], nil),
+            ("one row, a residual", [input([1, 64]), input([64, 50]), input([50]), input([1, 50])], nil),
+            ("many rows, a residual, then gelu",
+             [input([200, 96]), input([96, 70]), input([70]), input([200, 70])], .gelu(.none)),
+            ("float16, a residual", [input([4, 6], .float16), input([6, 5], .float16), input([5], .float16),
+                                      input([4, 5], .float16)], nil),
+        ]
+        let withResiduals = residuals.map { label, inputs, activation in
+            ParitySample(
+                label: label, inputs: inputs, apply: .op(activation.map { .linear(activation: $0) } ?? .linear),
+                reductionLength: inputs[0].shape.last ?? 1)
+        }
         let plain = cases.map { label, inputs in
             ParitySample(label: label, inputs: inputs, apply: .op(.linear), reductionLength: inputs[0].shape.last ?? 1)
         }
-        return plain
+        return plain + withResiduals
             + activations.flatMap { name, activation in
                 activated.map { label, inputs in
                     ParitySample(

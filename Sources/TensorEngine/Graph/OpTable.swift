@@ -142,7 +142,7 @@ extension OpKind {
                 samples: .cases(Samples.matmul))
         case .linear:
             return OpDescriptor(
-                name: caseName, category: .matmul, arity: .exactly(3), operandTypes: .uniform(.floats),
+                name: caseName, category: .matmul, arity: .atLeast(3), operandTypes: .uniform(.floats),
                 shape: ShapeRules.linear, cost: CostRules.linear, tolerance: .accumulating,
                 semantics: .composite(Decomposition(build: Decompositions.linear)), samples: .cases(Samples.linear))
         case .attention:

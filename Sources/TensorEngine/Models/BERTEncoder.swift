@@ -86,12 +86,12 @@ public struct BERTEncoder: Sendable {
         let value = heads(linear(x, layer.value), 0, 2, 1, 3)          // [b, heads, L, d]
         let context = Tensor.scaledDotProductAttention(query: query, key: key, value: value, mask: bias)
             .transposed(permutation: 0, 2, 1, 3).reshaped(to: [batch * length, c.hiddenSize])
-        let attended = normalize(linear(context, layer.attentionOutput) + x, layer.attentionNorm)
+        let attended = normalize(residual(linear(context, layer.attentionOutput), x), layer.attentionNorm)
         // The GELU is the projection's epilogue (nothing else reads the projection).
         let projected = linear(attended, layer.intermediate)
         let expanded =
             projected.fusingActivation(.gelu(c.activation)) ?? projected.gelu(approximation: c.activation)
-        return normalize(linear(expanded, layer.output) + attended, layer.outputNorm)
+        return normalize(residual(linear(expanded, layer.output), attended), layer.outputNorm)
     }
 
     /// `x · Wᵀ + b` with PyTorch's `[out, in]` weight, as one `linear` op: the product adds the
@@ -99,6 +99,12 @@ public struct BERTEncoder: Sendable {
     func linear(_ x: Tensor, _ parameters: BERTLayerWeights.Linear) -> Tensor {
         let product = x.matmul(parameters.weight.transposed())
         return product.addingBias(parameters.bias) ?? product + parameters.bias
+    }
+
+    /// `projected + shortcut`, the sum added by the projection's kernel as it finishes each piece
+    /// (nothing else reads the projection).
+    func residual(_ projected: Tensor, _ shortcut: Tensor) -> Tensor {
+        projected.fusingResidual(shortcut) ?? projected + shortcut
     }
 
     func normalize(_ x: Tensor, _ parameters: BERTLayerWeights.Norm) -> Tensor {

@@ -184,10 +184,12 @@ extension Tensor {
     /// This convolution with `residual` added to its results in its epilogue, before any bound:
     /// a new convolution of the same operands and the residual, so an importer that knows nothing
     /// else reads this result fuses a residual connection (ONNX's `Add` or `Sum` of a `Conv` and
-    /// a shortcut) into it. `nil` when this tensor is not a `float32` or `float16` convolution
-    /// without a bound or a residual and not yet computed, or `residual` is not of its shape and
-    /// type; the sum is then recorded apart.
+    /// a shortcut) into it; a `linear` result takes it the same way (``linearFusingResidual(_:)``).
+    /// `nil` when this tensor is not a `float32` or `float16` convolution without a bound or a
+    /// residual and not yet computed, or `residual` is not of its shape and type; the sum is then
+    /// recorded apart.
     package func fusingResidual(_ residual: Tensor) -> Tensor? {
+        if let linear = linearFusingResidual(residual) { return linear }
         guard let node, node.op.kind == .convolution, node.storedResult == nil,
             node.signature.scalarType == .float32 || node.signature.scalarType == .float16,
             case .convolution(let geometry) = node.op.attributes, geometry.clamp == nil, !geometry.addsResidual,

@@ -51,3 +51,29 @@ extension Tensor {
         return restored.map { fused.reshaped(to: $0) } ?? fused
     }
 }
+
+extension Tensor {
+    /// This `linear` op's result (or one reshaped back to more axes) recorded again with
+    /// `residual` as its fourth operand, added after the bias as each piece of the product is
+    /// finished: a transformer's residual connection, `x · W + b + shortcut`, without a pass of
+    /// its own. `nil` when this is not such a result, not yet computed, without a residual or an
+    /// activation (which would come before the sum), or `residual` is not of its shape and type.
+    /// Callers fuse only a result nothing else reads, as with ``addingBias(_:)``.
+    package func linearFusingResidual(_ residual: Tensor) -> Tensor? {
+        guard error == nil, residual.error == nil, var linear = node, linear.storedResult == nil,
+            residual.node?.signature == linear.signature
+        else { return nil }
+        var restored: [Int]?
+        if linear.op.kind == .reshape, let inner = linear.inputs.first, inner.op.kind == .linear {
+            restored = linear.signature.shape
+            linear = inner
+        }
+        guard linear.op.kind == .linear, linear.storedResult == nil, linear.inputs.count == 3,
+            linear.op.linearActivation == nil,
+            linear.signature.scalarType == .float32 || linear.signature.scalarType == .float16
+        else { return nil }
+        let shortcut = restored == nil ? residual : residual.reshaped(to: linear.signature.shape)
+        let fused = Tensor.record(.linear, linear.inputs.map(Tensor.init(node:)) + [shortcut], at: linear.location)
+        return restored.map { fused.reshaped(to: $0) } ?? fused
+    }
+}

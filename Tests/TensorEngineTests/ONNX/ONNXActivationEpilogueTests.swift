@@ -60,6 +60,48 @@ import Testing
         #expect(fused == ["Add", "Div", "Erf", "Add", "Mul", "Mul", "Add", "Relu", "Add", "Relu"], "\(fused)")
     }
 
+    /// A residual sum after a projection (the shortcut on either side), and after a `Gemm`, is
+    /// added by the product as it finishes each piece: the outputs match the unfused ops on the
+    /// reference, and the plan shows the sums folded into their products; a residual after a
+    /// projection that is a graph output stays apart.
+    @Test func residualsFuseIntoTheirProjections() async throws {
+        let nodes = [
+            TestNode(op: "MatMul", inputs: ["x", "w"], outputs: ["p"]),
+            TestNode(op: "Add", inputs: ["p", "b"], outputs: ["h"]),
+            TestNode(op: "Add", inputs: ["h", "x"], outputs: ["y"]),
+            TestNode(op: "MatMul", inputs: ["y", "w"], outputs: ["q"]),
+            TestNode(op: "Add", inputs: ["b", "q"], outputs: ["r"]),
+            TestNode(op: "Add", inputs: ["y", "r"], outputs: ["z"]),
+            TestNode(op: "Gemm", inputs: ["rows", "w", "b"], outputs: ["g"]),
+            TestNode(op: "Add", inputs: ["g", "shortcut"], outputs: ["u"]),
+            TestNode(op: "MatMul", inputs: ["x", "w"], outputs: ["p2"]),
+            TestNode(op: "Add", inputs: ["p2", "b"], outputs: ["kept"]),
+            TestNode(op: "Add", inputs: ["kept", "x"], outputs: ["apart"]),
+        ]
+        let shapes: [(String, [Int])] = [
+            ("x", [2, 7, 8]), ("w", [8, 8]), ("b", [8]), ("rows", [5, 8]), ("shortcut", [5, 8]),
+        ]
+        let url = try ONNXFixture.temporaryModel(
+            "residual", opset: 13, nodes: nodes, shapes: shapes, outputs: ["z", "u", "kept", "apart"])
+        defer { try? FileManager.default.removeItem(at: url) }
+        let model = try ONNXModel(contentsOf: url)
+        let inputs = ONNXFixture.patternedInputs(shapes)
+        func input(_ name: String) throws -> Tensor { try #require(inputs[name]) }
+        let (x, w, b) = (try input("x"), try input("w"), try input("b"))
+        let y = x.matmul(w) + b + x
+        let unfused = [
+            "z": y + (y.matmul(w) + b), "u": try input("rows").matmul(w) + b + input("shortcut"),
+            "kept": x.matmul(w) + b, "apart": x.matmul(w) + b + x,
+        ]
+        var expected: [String: ShapedArray<Float>] = [:]
+        for (name, tensor) in unfused {
+            expected[name] = try await withComputePolicy(.only(.naive)) { try await tensor.shapedArray(of: Float.self) }
+        }
+        try await ONNXFixture.expectOutputs(of: model, from: inputs, toMatch: expected, tolerance: 1e-5)
+        let fused = try await ONNXFixture.fusedOperators(ofModelAt: url)
+        #expect(fused == ["Add", "Add", "Add", "Add", "Add", "Add"], "\(fused)")
+    }
+
     /// The written-out forms recognised as one `gelu` (the factors in other orders, `· (1/√2)`
     /// for `/ √2`), their values those of the closed form, and near misses left as written.
     @Test func writtenOutGELUIsOneOp() async throws {
@@ -82,8 +124,9 @@ import Testing
         #expect((y * ((x / Float(2.0.squareRoot())).erf() + 1) * 0.5).node?.op.kind == .multiply)
     }
 
-    /// The rule the importer and the BERT encoder rely on: only a `linear` result without an
-    /// activation, or one reshaped back to more axes, takes one.
+    /// The rules the importer and the BERT encoder rely on: only a `linear` result without an
+    /// activation, or one reshaped back to more axes, takes one; only one without an activation or
+    /// a residual takes a residual of its shape.
     @Test func onlyALinearResultTakesAnActivation() throws {
         let x = Tensor(shape: [2, 3, 4], scalars: (0..<24).map(Float.init))
         let w = Tensor(shape: [4, 5], scalars: (0..<20).map(Float.init))
@@ -94,5 +137,14 @@ import Testing
         #expect(fused.fusingActivation(.relu) == nil)
         #expect(x.matmul(w).fusingActivation(.relu) == nil)
         #expect((x + 1).fusingActivation(.relu) == nil)
+        // A residual of the result's shape joins a linear result without one and without an
+        // activation (which would come after the sum).
+        let shortcut = Tensor(shape: [2, 3, 5], scalars: (0..<30).map(Float.init))
+        let summed = try #require(projected.fusingResidual(shortcut))
+        #expect(summed.shape == [2, 3, 5] && summed.node?.inputs.first?.inputs.count == 4)
+        #expect(summed.fusingResidual(shortcut) == nil)
+        #expect(fused.fusingResidual(shortcut) == nil)
+        #expect(projected.fusingResidual(Tensor(zeros: [2, 3, 4])) == nil)
+        #expect(summed.fusingActivation(.relu)?.node?.inputs.first?.inputs.count == 4)
     }
 }

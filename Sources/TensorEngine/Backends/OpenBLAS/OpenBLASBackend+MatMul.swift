@@ -36,9 +36,11 @@ extension OpenBLASBackend {
 
     /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, a vector·matrix loop when m is 1, `sgemv` when n is 1.
     /// With `bias` (`[n]`, a `linear` op's), each piece of the product adds it to the rows it has
-    /// just written, then applies the op's `activation` (``LinearEpilogue``).
+    /// just written, then the `residual` (`[m, n]`), then applies the op's `activation`
+    /// (``LinearEpilogue``).
     func matmul(
-        _ a: Value, _ b: Value, _ output: TensorSignature, bias: Value? = nil, activation: LinearActivation? = nil
+        _ a: Value, _ b: Value, _ output: TensorSignature, bias: Value? = nil, residual: Value? = nil,
+        activation: LinearActivation? = nil
     ) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: bias == nil ? "matmul" : "linear")
         let rank = a.layout.rank
@@ -51,7 +53,12 @@ extension OpenBLASBackend {
         var column: (pointer: UnsafeMutableRawPointer, keepAlive: Value)?
         if let bias { column = try contiguous(bias) }
         let biases = column.map { UnsafePointer($0.pointer.assumingMemoryBound(to: Float.self)) }
-        let epilogue = LinearEpilogue(bias: biases, activation: activation)
+        var shortcut: (pointer: UnsafeMutableRawPointer, keepAlive: Value)?
+        if let residual { shortcut = try contiguous(residual) }
+        defer { withExtendedLifetime(shortcut?.keepAlive) {} }
+        let epilogue = LinearEpilogue(
+            bias: biases, residual: shortcut.map { UnsafePointer($0.pointer.assumingMemoryBound(to: Float.self)) },
+            residualLeading: n, activation: activation)
         defer { withExtendedLifetime(column?.keepAlive) {} }
         guard k > 0 else {
             out.update(repeating: 0, count: output.elementCount)
@@ -103,7 +110,8 @@ extension OpenBLASBackend {
                 let rowOffset = x.transposed ? range.lowerBound : range.lowerBound * x.leading
                 Self.product(x, x.pointer + xOffset + rowOffset, y, y.pointer + yOffset, out + range.lowerBound * n,
                              m: range.count, n: n, k: k, ldc: n)
-                epilogue.apply(to: out + range.lowerBound * n, rows: range.count, columns: 0..<n, ldc: n)
+                epilogue.apply(
+                    to: out + range.lowerBound * n, rows: range.count, columns: 0..<n, ldc: n, firstRow: range.lowerBound)
             case .columns:
                 // Columns n0..<n1 of B (and of C); A whole.
                 let (xOffset, yOffset) = offsets[0]

@@ -81,7 +81,9 @@ package final class OpenBLASBackend: Backend {
             try backend.matmul(inputs[0], inputs[1], output)
         }
         registry.register(.linear, when: .float32) { backend, op, inputs, output throws(TensorError) in
-            try backend.matmul(inputs[0], inputs[1], output, bias: inputs[2], activation: op.linearActivation)
+            try backend.matmul(
+                inputs[0], inputs[1], output, bias: inputs[2], residual: inputs.count > 3 ? inputs[3] : nil,
+                activation: op.linearActivation)
         }
         registry.register(.attention, when: .float32) { backend, op, inputs, output throws(TensorError) in
             try backend.attention(op, inputs, output)

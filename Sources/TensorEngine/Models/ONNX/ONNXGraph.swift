@@ -87,20 +87,30 @@ final class ONNXGraph: Sendable {
         self.valueInfo = valueInfo
         let inlined = try ONNXFunctionInliner(functions: model.functions).inline(graph.nodes)
         let available = Set(initializers.keys).union(inputs.map(\.name))
-        nodes = try Self.sorted(inlined, available: available)
+        let sorted = try Self.sorted(inlined, available: available)
+        nodes = sorted
         try Self.checkSupport(nodes, opsets: opsets, functionOpsets: model.functions.flatMap(\.opsetImports))
         let folds = ONNXBatchNormFolding.pairs(
             nodes, initializers: Set(initializers.keys), graphOutputs: Set(graph.outputs.map(\.name)))
         foldedConvolutions = Dictionary(uniqueKeysWithValues: folds.map { ($0.value, $0.key) })
         deferredConvolutions = Set(folds.keys)
         let graphOutputs = Set(graph.outputs.map(\.name))
+        fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: graphOutputs)
+        // A sum takes a residual into a convolution or into a projection's product (a fused
+        // `MatMul → Add`, by the addition's position, or a `Gemm`).
+        var projections = fusedBiases.mapValues(\.product)
+        for (index, node) in sorted.enumerated() where node.opType == "Gemm" && node.domain.isEmpty {
+            projections[index] = index
+        }
         fusedResiduals = ONNXResidualFusion.pairs(
-            nodes, graphOutputs: graphOutputs, foldedConvolutions: foldedConvolutions)
+            nodes, graphOutputs: graphOutputs,
+            foldedConvolutions: foldedConvolutions.merging(projections) { kept, _ in kept })
         // An activation after a fused sum bounds the convolution that sum became.
-        let convolutionResults = foldedConvolutions.merging(fusedResiduals.mapValues(\.convolution)) { kept, _ in kept }
+        let convolutionResults = foldedConvolutions.merging(
+            fusedResiduals.filter { sorted[$0.value.convolution].opType == "Conv" }.mapValues(\.convolution)
+        ) { kept, _ in kept }
         fusedActivations = ONNXActivationFusion.pairs(
             nodes, graphOutputs: graphOutputs, foldedConvolutions: convolutionResults)
-        fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: graphOutputs)
         fusedLinearActivations = ONNXLinearActivationFusion.activations(
             nodes, graphOutputs: graphOutputs, fusedBiases: fusedBiases)
     }

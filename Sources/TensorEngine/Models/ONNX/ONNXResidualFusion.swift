@@ -3,6 +3,8 @@
 /// results as it writes them (``ConvolutionGeometry/addsResidual``), and no separate pass reads
 /// them again. Every residual block of a ResNet ends `Conv → BatchNormalization → Add → Relu`,
 /// which becomes one operation with ``ONNXBatchNormFolding`` and ``ONNXActivationFusion``.
+/// A projection (`MatMul → Add` of a bias, ``ONNXBiasFusion``) takes its shortcut the same way:
+/// every encoder layer of a transformer adds its input back to its two output projections.
 enum ONNXResidualFusion {
     /// A sum fused into a convolution: which of its two operands is the convolution's result, and
     /// the `Conv` node (its position in the sorted nodes) that computes it.
