@@ -130,8 +130,8 @@ extension Op {
         switch attributes {
         case .axes(let axes, _): axes
         case .axis(let axis), .normalization(let axis, _): [axis]
-        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling, .attention,
-            .linearActivation:
+        case .none, .scalarType, .topK, .shape, .permutation, .slice, .padding, .gelu, .convolution, .pooling,
+            .attention, .linearActivation:
             []
         }
     }

@@ -19,7 +19,8 @@ extension ShapeRules {
         }
         if inputs.count > 3, inputs[3].shape != shape {
             throw RuleViolation(
-                .shapeMismatch, "linear's residual must be of its result's shape \(describe(shape)); got \(describe(inputs[3].shape))")
+                .shapeMismatch,
+                "linear's residual must be of its result's shape \(describe(shape)); got \(describe(inputs[3].shape))")
         }
         return TensorSignature(shape: shape, scalarType: inputs[0].scalarType)
     }
@@ -97,7 +98,8 @@ extension Samples {
         ]
         let residuals: [(String, [SampleInput], LinearActivation?)] = [
             ("a residual", [input([12, 384]), input([384, 96]), input([96]), input([12, 96])], nil),
-            ("a strided residual", [input([5, 7]), input([7, 9]), input([9]), input([5, 9], .float32, .transposed)], nil),
+            ("a strided residual",
+             [input([5, 7]), input([7, 9]), input([9]), input([5, 9], .float32, .transposed)], nil),
             ("one row, a residual", [input([1, 64]), input([64, 50]), input([50]), input([1, 50])], nil),
             ("many rows, a residual, then gelu",
              [input([200, 96]), input([96, 70]), input([70]), input([200, 70])], .gelu(.none)),

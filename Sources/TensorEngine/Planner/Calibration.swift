@@ -287,7 +287,9 @@ package enum Calibration {
         },
         // Pointwise work: 1 × 1 convolutions at two sizes (not on the naive loops, which price
         // them by their products' rate).
-        Probe(name: .pointwise, runs: 20, slowRuns: nil) { _ throws(TensorError) in try pointwiseProbe(Sizes.pointwise) },
+        Probe(name: .pointwise, runs: 20, slowRuns: nil) { _ throws(TensorError) in
+            try pointwiseProbe(Sizes.pointwise)
+        },
         Probe(name: .largePointwise, runs: 10, slowRuns: nil) { _ throws(TensorError) in
             try pointwiseProbe(Sizes.largePointwise)
         },

@@ -47,7 +47,8 @@ extension Tensor {
         guard linear.op.kind == .linear, linear.storedResult == nil, linear.op.linearActivation == nil,
             linear.signature.scalarType == .float32 || linear.signature.scalarType == .float16
         else { return nil }
-        let fused = Tensor.record(.linear(activation: activation), linear.inputs.map(Tensor.init(node:)), at: linear.location)
+        let fused = Tensor.record(
+            .linear(activation: activation), linear.inputs.map(Tensor.init(node:)), at: linear.location)
         return restored.map { fused.reshaped(to: $0) } ?? fused
     }
 }

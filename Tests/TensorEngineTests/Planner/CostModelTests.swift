@@ -311,9 +311,11 @@ struct BookkeepingCostTests {
             let x = CostModelTests.signature([1, channels, 28, 28])
             let op = Op.convolution(
                 ConvolutionGeometry(
-                    strides: [1, 1], dilations: [1, 1], padding: [Padding(before: 0, after: 0), Padding(before: 0, after: 0)],
-                    groups: groups, outputPadding: [0, 0]))
-            return CostModelTests.cost(op, [x, CostModelTests.signature(weight)], CostModelTests.signature([1, weight[0], 28, 28])).costClass
+                    strides: [1, 1], dilations: [1, 1],
+                    padding: [Padding(before: 0, after: 0), Padding(before: 0, after: 0)], groups: groups,
+                    outputPadding: [0, 0]))
+            let output = CostModelTests.signature([1, weight[0], 28, 28])
+            return CostModelTests.cost(op, [x, CostModelTests.signature(weight)], output).costClass
         }
         #expect(costClass([128, 64, 1, 1]) == .pointwise)
         #expect(costClass([128, 64, 3, 3]) == .matmul)

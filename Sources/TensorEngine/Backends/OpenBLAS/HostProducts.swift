@@ -112,7 +112,8 @@ extension HostProducts {
                 te_sgemm_packed(transposeA ? 1 : 0, range.count, n, k, a + rowOffset, lda, shared, 0, n,
                                 c + range.lowerBound * ldc, ldc, accumulate ? 1 : 0)
                 epilogue.apply(
-                    to: c + range.lowerBound * ldc, rows: range.count, columns: 0..<n, ldc: ldc, firstRow: range.lowerBound)
+                    to: c + range.lowerBound * ldc, rows: range.count, columns: 0..<n, ldc: ldc,
+                    firstRow: range.lowerBound)
             case .columns:
                 te_sgemm_packed(transposeA ? 1 : 0, m, n, k, a, lda, shared, range.lowerBound, range.upperBound,
                                 c, ldc, accumulate ? 1 : 0)

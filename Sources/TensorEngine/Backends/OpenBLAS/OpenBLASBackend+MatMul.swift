@@ -111,7 +111,8 @@ extension OpenBLASBackend {
                 Self.product(x, x.pointer + xOffset + rowOffset, y, y.pointer + yOffset, out + range.lowerBound * n,
                              m: range.count, n: n, k: k, ldc: n)
                 epilogue.apply(
-                    to: out + range.lowerBound * n, rows: range.count, columns: 0..<n, ldc: n, firstRow: range.lowerBound)
+                    to: out + range.lowerBound * n, rows: range.count, columns: 0..<n, ldc: n,
+                    firstRow: range.lowerBound)
             case .columns:
                 // Columns n0..<n1 of B (and of C); A whole.
                 let (xOffset, yOffset) = offsets[0]

@@ -1,9 +1,10 @@
 /// An activation after a projection (`MatMul → Add` of a bias, fused into one `linear` op by
-/// ``ONNXBiasFusion``, or a `Gemm` with a bias per column) fused into the product's epilogue, as onnxruntime fuses `BiasGelu`: the
-/// product applies it to each piece of its result as it finishes it, after the bias, and no
-/// separate pass reads the result again. The activations: `Relu`, `Gelu` (opset 20), and GELU
-/// written out as PyTorch exports it, `Div(x, √2) → Erf → Add(1) → Mul(x) → Mul(0.5)`, which
-/// the engine records as one `gelu` op (``Tensor/recognizedGELU(_:_:at:)``).
+/// ``ONNXBiasFusion``, or a `Gemm` with a bias per column) fused into the product's epilogue,
+/// as onnxruntime fuses `BiasGelu`: the product applies it to each piece of its result as it
+/// finishes it, after the bias, and no separate pass reads the result again. The activations:
+/// `Relu`, `Gelu` (opset 20), and GELU written out as PyTorch exports it, `Div(x, √2) → Erf →
+/// Add(1) → Mul(x) → Mul(0.5)`, which the engine records as one `gelu` op
+/// (``Tensor/recognizedGELU(_:_:at:)``).
 enum ONNXLinearActivationFusion {
     /// The nodes (by position in the sorted nodes) whose result is an activation of a fused
     /// projection's result that only the activation's own nodes read and that is no graph output;
