@@ -31,12 +31,12 @@ extension Tensor {
     /// This `linear` op's result (or one reshaped back to more axes, as ``addingBias(_:)``
     /// records it) recorded again with `activation` as its epilogue: the kernels apply it to each
     /// piece of the result as they finish it, after the bias, and no separate pass reads the
-    /// product back. `nil` when this is not such a result, not yet computed, without an
+    /// product back. `nil` unless this is such a result, not yet computed and without an
     /// activation of its own; the activation is then recorded apart.
     ///
     /// As with ``addingBias(_:)``, the plain `linear` op is not recorded again, so a caller fuses
     /// only a result that nothing else reads (the ONNX importer checks its graph first,
-    /// ``ONNXGELUFusion``).
+    /// ``ONNXLinearActivationFusion``).
     package func fusingActivation(_ activation: LinearActivation) -> Tensor? {
         guard error == nil, var linear = node, linear.storedResult == nil else { return nil }
         var restored: [Int]?
@@ -57,8 +57,8 @@ extension Tensor {
     /// This `linear` op's result (or one reshaped back to more axes) recorded again with
     /// `residual` as its fourth operand, added after the bias as each piece of the product is
     /// finished: a transformer's residual connection, `x · W + b + shortcut`, without a pass of
-    /// its own. `nil` when this is not such a result, not yet computed, without a residual or an
-    /// activation (which would come before the sum), or `residual` is not of its shape and type.
+    /// its own. `nil` unless this is such a result, not yet computed and without a residual or an
+    /// activation (which would come before the sum), and `residual` is of its shape and type.
     /// Callers fuse only a result nothing else reads, as with ``addingBias(_:)``.
     package func linearFusingResidual(_ residual: Tensor) -> Tensor? {
         guard error == nil, residual.error == nil, var linear = node, linear.storedResult == nil,
