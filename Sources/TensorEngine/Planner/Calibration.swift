@@ -49,9 +49,6 @@ package enum Calibration {
         measured.windowFLOPs = try flops(of: try depthwiseProbe(scale, edge: Sizes.depthwiseEdge)(), on: backend)
         measured.largeWindowFLOPs = try flops(
             of: try depthwiseProbe(scale, edge: Sizes.largeDepthwiseEdge)(), on: backend)
-        for size in [Sizes.pointwise, Sizes.largePointwise] {
-            measured.pointwiseFLOPs[size.name] = try flops(of: try pointwiseProbe(size)(), on: backend)
-        }
         var profile = backend.defaultProfile
         for cell in cells {
             guard let value = cell.value(measured) else { continue }
@@ -357,8 +354,6 @@ package enum Calibration {
         /// The floating-point operations of the depthwise probes' plans.
         var windowFLOPs = 0.0
         var largeWindowFLOPs = 0.0
-        /// The floating-point operations of the pointwise probes' plans, by probe.
-        var pointwiseFLOPs: [ProbeName: Double] = [:]
 
         subscript(_ name: ProbeName) -> Double? { seconds[name] }
 
@@ -484,13 +479,12 @@ package enum Calibration {
             Cell(costClass: .window, term: .gflopsAt(flops: depthwise(edge: Sizes.largeDepthwiseEdge))) { m in
                 m.beyond(.largeDepthwise, .launch).map { m.largeWindowFLOPs / $0 / 1e9 }
             })
-        // Pointwise work at the 1 × 1 probes' rates, a curve by size (keyed by the full-scale
-        // FLOPs, as the depthwise points are).
+        // Pointwise work at the 1 × 1 probes' rates, a curve by size (their FLOPs as the op table
+        // counts them, whatever the backend: the probes run at full scale).
         for size in [Sizes.pointwise, Sizes.largePointwise] {
             cells.append(
                 Cell(costClass: .pointwise, term: .gflopsAt(flops: size.flops)) { m in
-                    guard let flops = m.pointwiseFLOPs[size.name] else { return nil }
-                    return m.beyond(size.name, .launch).map { flops / $0 / 1e9 }
+                    m.beyond(size.name, .launch).map { size.flops / $0 / 1e9 }
                 })
         }
         for costClass in [CostClass.matmul, .matrixVector, .window, .pointwise] {

@@ -96,8 +96,9 @@ final class ONNXGraph: Sendable {
         deferredConvolutions = Set(folds.keys)
         let graphOutputs = Set(graph.outputs.map(\.name))
         fusedBiases = ONNXBiasFusion.pairs(nodes, graphOutputs: graphOutputs)
-        // A sum takes a residual into a convolution or into a projection's product (a fused
-        // `MatMul → Add`, by the addition's position, or a `Gemm`).
+        // The nodes whose result is a projection's (a fused `MatMul → Add`, by the addition's
+        // position, or a `Gemm`), with the product's position: a sum takes a residual into them as
+        // into a convolution, and an activation fuses into them.
         var projections = fusedBiases.mapValues(\.product)
         for (index, node) in sorted.enumerated() where node.opType == "Gemm" && node.domain.isEmpty {
             projections[index] = index
@@ -112,7 +113,7 @@ final class ONNXGraph: Sendable {
         fusedActivations = ONNXActivationFusion.pairs(
             nodes, graphOutputs: graphOutputs, foldedConvolutions: convolutionResults)
         fusedLinearActivations = ONNXLinearActivationFusion.activations(
-            nodes, graphOutputs: graphOutputs, fusedBiases: fusedBiases)
+            nodes, graphOutputs: graphOutputs, projections: projections)
     }
 
     /// The nodes in dependency order (Kahn's algorithm; ONNX asks exporters for this order, not

@@ -6,11 +6,12 @@
 /// Add(1) → Mul(x) → Mul(0.5)`, which the engine records as one `gelu` op
 /// (``Tensor/recognizedGELU(_:_:at:)``).
 enum ONNXLinearActivationFusion {
-    /// The nodes (by position in the sorted nodes) whose result is an activation of a fused
-    /// projection's result that only the activation's own nodes read and that is no graph output;
-    /// each with the position of the projection's `MatMul` or `Gemm`.
+    /// The nodes (by position in the sorted nodes) whose result is an activation of a projection's
+    /// result that only the activation's own nodes read and that is no graph output; each with
+    /// the position of the projection's `MatMul` or `Gemm`. `projections` maps the position of each
+    /// node whose result is a projection's (a fused bias `Add`, a `Gemm`) to that position.
     static func activations(
-        _ nodes: [ONNXNodeProto], graphOutputs: Set<String>, fusedBiases: [Int: ONNXBiasFusion.Pair]
+        _ nodes: [ONNXNodeProto], graphOutputs: Set<String>, projections: [Int: Int]
     ) -> [Int: Int] {
         let uses = ONNXValueUses(nodes)
         var found: [Int: Int] = [:]
@@ -23,13 +24,9 @@ enum ONNXLinearActivationFusion {
             default: (operand, readers) = (nil, 0)
             }
             guard let operand, !graphOutputs.contains(operand), uses.readers[operand] == readers,
-                let producer = uses.producer[operand]
+                let producer = uses.producer[operand], let product = projections[producer]
             else { continue }
-            if let pair = fusedBiases[producer] {
-                found[index] = pair.product
-            } else if nodes[producer].opType == "Gemm", nodes[producer].domain.isEmpty {
-                found[index] = producer
-            }
+            found[index] = product
         }
         return found
     }
