@@ -47,7 +47,7 @@ extension OpKind {
             return variants.flatMap { elementwiseCases(Op(self, $0)) }
         case .reduction(let samples, let makeOp):
             return reductionCases(samples, makeOp)
-        case .lines(let makeOp):
+        case .lines(let makeOp, let more):
             let shapes: [([Int], SampleLayout, Int)] = [
                 ([3, 5], .contiguous, 1), ([3, 5], .contiguous, 0), ([2, 3, 4], .transposed, 1), ([4, 6], .strided, 1),
                 ([1, 1], .contiguous, 1), ([0, 4], .contiguous, 1), ([5], .reversed, 0), ([300, 1000], .contiguous, 1),
@@ -72,23 +72,29 @@ extension OpKind {
                             inputs: [SampleInput(shape: shape, type: type, layout: layout)],
                             reductionLength: shape[axis], build: recorded(makeOp(axis)))
                     }
-                }
+                } + handWritten(more)
         case .cases(let samples):
-            return samples.map { sample in
-                let op: Op
-                let build: @Sendable ([Tensor]) -> Tensor
-                switch sample.apply {
-                case .op(let sampled):
-                    op = sampled
-                    build = recorded(sampled)
-                case .frontEnd(let body):
-                    op = Op(self)
-                    build = body
-                }
-                return ParityCase(
-                    op: op, label: sample.label, inputs: sample.inputs, reductionLength: sample.reductionLength,
-                    build: build)
+            return handWritten(samples)
+        }
+    }
+
+    /// Parity cases of hand-written samples.
+    private func handWritten(_ samples: [ParitySample]) -> [ParityCase] {
+        func recorded(_ op: Op) -> @Sendable ([Tensor]) -> Tensor { { Tensor.record(op, $0, at: nil) } }
+        return samples.map { sample in
+            let op: Op
+            let build: @Sendable ([Tensor]) -> Tensor
+            switch sample.apply {
+            case .op(let sampled):
+                op = sampled
+                build = recorded(sampled)
+            case .frontEnd(let body):
+                op = Op(self)
+                build = body
             }
+            return ParityCase(
+                op: op, label: sample.label, inputs: sample.inputs, reductionLength: sample.reductionLength,
+                build: build)
         }
     }
 

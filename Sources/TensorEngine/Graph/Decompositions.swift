@@ -24,12 +24,19 @@ enum Decompositions {
     }
 
     /// `(x - mean) / sqrt(variance + epsilon)` along the axis, the variance taken about the mean
-    /// (not `E[x²] - mean²`, which cancels catastrophically).
-    static let layerNorm: @Sendable (Op, [Tensor]) -> Tensor = { op, x in
-        inFloat(x[0]) { x in
+    /// (not `E[x²] - mean²`, which cancels catastrophically); then `· scale + bias`, each of the
+    /// axis's extent, when the op has them.
+    static let layerNorm: @Sendable (Op, [Tensor]) -> Tensor = { op, operands in
+        inFloat(operands[0]) { x in
             let centered = x - x.reduce(.mean, axes: op.axes, keepRank: true)
             let variance = centered.squared().reduce(.mean, axes: op.axes, keepRank: true)
-            return centered * (variance + op.epsilon).rsqrt()
+            let normalized = centered * (variance + op.epsilon).rsqrt()
+            guard operands.count == 3 else { return normalized }
+            // Scale and bias along the axis: their extent, then ones for the axes after it.
+            let along = [x.shape[op.axis]] + [Int](repeating: 1, count: x.rank - 1 - op.axis)
+            let (scale, bias) = (operands[1].reshaped(to: along), operands[2].reshaped(to: along))
+            return normalized * (scale.dtype == .float16 ? scale.cast(to: Float.self) : scale)
+                + (bias.dtype == .float16 ? bias.cast(to: Float.self) : bias)
         }
     }
 

@@ -9,8 +9,9 @@ package enum SampleSpec: Sendable {
     case elementwise(variants: [OpAttributes])
     /// Reductions: the op made from sampled axes and `keepRank`.
     case reduction(ReductionSamples, @Sendable (_ axes: [Int], _ keepRank: Bool) -> Op)
-    /// Work along one axis: the op made from the sampled axis.
-    case lines(@Sendable (_ axis: Int) -> Op)
+    /// Work along one axis: the op made from the sampled axis; then hand-written cases of the
+    /// forms the sampled shapes do not reach (a layer norm's scale and bias).
+    case lines(@Sendable (_ axis: Int) -> Op, more: [ParitySample] = [])
     /// Hand-written cases.
     case cases([ParitySample])
 }

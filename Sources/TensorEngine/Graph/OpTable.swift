@@ -134,7 +134,12 @@ extension OpKind {
                 samples: .cases(Samples.topK))
         case .softmax: return normalization(Decompositions.softmax) { .alongAxis(self, $0) }
         case .logSoftmax: return normalization(Decompositions.logSoftmax) { .alongAxis(self, $0) }
-        case .layerNorm: return normalization(Decompositions.layerNorm) { .layerNorm(axis: $0, epsilon: 1e-5) }
+        case .layerNorm:
+            return OpDescriptor(
+                name: caseName, category: .lineWise, arity: .atLeast(1), operandTypes: .uniform(.floats),
+                shape: ShapeRules.layerNorm, cost: CostRules.layerNorm, tolerance: .normalizing,
+                semantics: .composite(Decomposition(build: Decompositions.layerNorm)),
+                samples: .lines({ .layerNorm(axis: $0, epsilon: 1e-5) }, more: Samples.layerNormAffine))
         case .matmul:
             return OpDescriptor(
                 name: caseName, category: .matmul, arity: .exactly(2), operandTypes: .uniform(.floats),
@@ -261,7 +266,7 @@ extension OpKind {
     ) -> OpDescriptor {
         OpDescriptor(
             name: caseName, category: .lineWise, arity: .exactly(1), operandTypes: .uniform(.floats),
-            shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: self == .layerNorm ? 8 : 14),
+            shape: ShapeRules.alongAxis, cost: CostRules.lines(flopsPerElement: 14),
             tolerance: .normalizing, semantics: .composite(Decomposition(build: decomposition)), samples: .lines(sample)
         )
     }

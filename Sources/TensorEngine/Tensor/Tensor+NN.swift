@@ -72,12 +72,36 @@ extension Tensor {
                 return Tensor(failed: TensorError(.shapeMismatch, op: "layerNorm", operandShapes: [shape, parameter.shape], message: "scale or bias of shape \(describe(parameter.shape)) does not broadcast to \(describe(shape))", location: location))
             }
         }
-        var result = Tensor.record("layerNorm", [self], at: location) { signatures throws(RuleViolation) in
+        // A scale and bias that vary along the axis only are applied by the op itself, as it
+        // writes each line; others are separate products and sums.
+        let affine = scale.flatMap { scale in bias.flatMap { bias in alongAxis(axis, scale, bias) } }
+        let operands = [self] + (affine ?? [])
+        var result = Tensor.record("layerNorm", operands, at: location) { signatures throws(RuleViolation) in
             guard epsilon >= 0, epsilon.isFinite else { throw RuleViolation(.invalidArgument, "epsilon \(epsilon) must be finite and non-negative") }
             return .layerNorm(axis: try Tensor.normalize(axis: axis, rank: signatures[0].shape.count), epsilon: epsilon)
         }
+        guard affine == nil else { return result }
         if let scale { result = Tensor.binary(.multiply, result, scale, at: location) }
         if let bias { result = Tensor.binary(.add, result, bias, at: location) }
         return result
+    }
+
+    /// `scale` and `bias` as vectors of the axis's extent, when they are of this tensor's type and
+    /// vary along that axis alone (ones everywhere else in their broadcast shapes); else `nil`.
+    private func alongAxis(_ axis: Int, _ scale: Tensor, _ bias: Tensor) -> [Tensor]? {
+        guard error == nil, rank > 0, (-rank..<rank).contains(axis) else { return nil }
+        let axis = axis < 0 ? axis + rank : axis
+        let extent = shape[axis]
+        var vectors: [Tensor] = []
+        for parameter in [scale, bias] {
+            // The parameter's axis that lines up with `axis` when broadcast from the right.
+            let aligned = parameter.rank - (rank - axis)
+            guard parameter.dtype == dtype, parameter.rank <= rank, aligned >= 0,
+                parameter.shape[aligned] == extent,
+                parameter.shape.indices.allSatisfy({ $0 == aligned || parameter.shape[$0] == 1 })
+            else { return nil }
+            vectors.append(parameter.rank == 1 ? parameter : parameter.reshaped(to: [extent]))
+        }
+        return vectors
     }
 }

@@ -71,9 +71,19 @@ package final class OpenBLASBackend: Backend {
         }
         registry.register(.layerNorm, when: .float32) { backend, op, inputs, output throws(TensorError) in
             let epsilon = op.epsilon
+            var affine: LayerNormAffine?
+            var owners: [Value] = []
+            if inputs.count == 3 {
+                let (scale, bias) = (try backend.contiguous(inputs[1]), try backend.contiguous(inputs[2]))
+                owners = [scale.keepAlive, bias.keepAlive]
+                affine = LayerNormAffine(
+                    scale: UnsafePointer(scale.pointer.assumingMemoryBound(to: Float.self)),
+                    bias: UnsafePointer(bias.pointer.assumingMemoryBound(to: Float.self)))
+            }
+            defer { withExtendedLifetime(owners) {} }
             return try backend.lines(op, inputs[0], output) { x, out, rows, length in
                 for row in 0..<rows {
-                    RowKernels.layerNorm(x + row * length, out + row * length, length, epsilon: epsilon)
+                    RowKernels.layerNorm(x + row * length, out + row * length, length, epsilon: epsilon, affine: affine)
                 }
             }
         }

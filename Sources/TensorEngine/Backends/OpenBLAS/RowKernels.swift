@@ -99,8 +99,12 @@ enum RowKernels {
     }
 
     /// `out = (x - mean) / sqrt(variance + epsilon)`, the variance taken about the mean (two
-    /// passes over the row, not `E[x²] - mean²`, which cancels catastrophically).
-    static func layerNorm(_ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, epsilon: Float) {
+    /// passes over the row, not `E[x²] - mean²`, which cancels catastrophically); then
+    /// `· scale + bias`, element by element along the row, when `affine` holds them.
+    static func layerNorm(
+        _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, epsilon: Float,
+        affine: LayerNormAffine?
+    ) {
         let mean = OpenBLASBackend.reduceRow(.sum, x, n) / Float(n)
         let center = FloatVector(repeating: mean)
         var sum0 = FloatVector(repeating: 0)
@@ -127,6 +131,20 @@ enum RowKernels {
         let factor = 1 / (variance + epsilon).squareRoot()
         let scale = FloatVector(repeating: factor)
         var j = 0
+        if let affine {
+            let (gamma, beta) = (affine.scale, affine.bias)
+            while j + 8 <= n {
+                let normalized = (BlockKernels.load(x + j) - center) * scale
+                let scaled = BlockKernels.load(beta + j).addingProduct(normalized, BlockKernels.load(gamma + j))
+                BlockKernels.store(scaled, out + j)
+                j += 8
+            }
+            while j < n {
+                out[j] = beta[j].addingProduct((x[j] - mean) * factor, gamma[j])
+                j += 1
+            }
+            return
+        }
         while j + 8 <= n {
             BlockKernels.store((BlockKernels.load(x + j) - center) * scale, out + j)
             j += 8
@@ -151,4 +169,10 @@ enum RowKernels {
             i += 1
         }
     }
+}
+
+/// A layer norm's scale and bias, each as long as the rows, applied as the rows are written.
+struct LayerNormAffine: @unchecked Sendable {
+    let scale: UnsafePointer<Float>
+    let bias: UnsafePointer<Float>
 }

@@ -72,7 +72,10 @@ extension OpenCLBackend {
     }
 
     /// Softmax, log-softmax, layer norm and cumulative sums: one kernel over rows along `axis`.
-    func lineOp(_ name: KernelName, family: KernelFamily, _ lineOp: Op, _ input: Value, _ output: TensorSignature) throws(TensorError) -> Value {
+    func lineOp(
+        _ name: KernelName, family: KernelFamily, _ lineOp: Op, _ input: Value, _ output: TensorSignature,
+        affine: (scale: Value, bias: Value)? = nil
+    ) throws(TensorError) -> Value {
         let op = name.rawValue
         let (axis, epsilon) = (lineOp.axis, lineOp.epsilon)
         let (result, out) = try allocate(output, op: op)
@@ -83,16 +86,24 @@ extension OpenCLBackend {
         let order = input.shape.indices.filter { $0 != axis } + [axis]
         let target = last ? out : try runtime.allocate(output.byteCount, op: op)
         let group = rowGroupSize
-        var options = BuildOptions(["WG": "\(group)"])
+        var options = BuildOptions(affine == nil ? ["WG": "\(group)"] : ["WG": "\(group)", "AFFINE": "1"])
         options.input(input.scalarType)
         options.output(output.scalarType)
         let kernel = try runtime.kernel(name, family: family, options: options)
+        // A layer norm's scale and bias: contiguous, each with its offset.
+        var parameters: [KernelArgument] = []
+        if let affine {
+            for parameter in [affine.scale, affine.bias] {
+                let (buffer, offset, _, _) = try self.rows(parameter, trailing: [0], op: op)
+                parameters += [.buffer(buffer), .int(offset)]
+            }
+        }
         switch name {
         case .cumulativeSumRows, .cumulativeProductRows:
             try runtime.launch1D(kernel, [.buffer(source), .int(offset), .int(Int32(rows)), .int(Int32(cols)), .buffer(target)], count: rows, group: 16)
         case .layerNormRows:
-            try runtime.launch(kernel, [.buffer(source), .int(offset), .int(Int32(cols)), .float(epsilon), .buffer(target)],
-                               global: [rows * group], local: [group])
+            let arguments: [KernelArgument] = [.buffer(source), .int(offset), .int(Int32(cols)), .float(epsilon)]
+            try runtime.launch(kernel, arguments + parameters + [.buffer(target)], global: [rows * group], local: [group])
         case .softmaxRows, .logSoftmaxRows, .stridedCopy, .transposeTiled, .fill, .reduceRows, .argReduceRows, .topKRows,
             .gather, .scatter, .matmulTiled, .matmulBlocked, .matmulPackB, .elementwise, .elementwise8, .convolutionDirect,
             .im2col, .convolutionEpilogue, .maxPool, .averagePool:

@@ -103,7 +103,9 @@ package final class OpenCLBackend: Backend {
             try backend.lineOp(.logSoftmaxRows, family: .softmax, op, inputs[0], output)
         }
         registry.register(.layerNorm, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
-            try backend.lineOp(.layerNormRows, family: .norm, op, inputs[0], output)
+            try backend.lineOp(
+                .layerNormRows, family: .norm, op, inputs[0], output,
+                affine: inputs.count == 3 ? (inputs[1], inputs[2]) : nil)
         }
         registry.register(.topK, when: .narrowTypes) { backend, op, inputs, output throws(TensorError) in
             try backend.topK(k: op.k, part: op.topKOutput, inputs[0], output)

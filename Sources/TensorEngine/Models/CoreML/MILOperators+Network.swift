@@ -202,7 +202,8 @@ extension MILOperators {
         let beta = try context.optionalTensor("beta")
         var normalized: Tensor
         if axes == [x.rank - 1] {
-            normalized = x.layerNorm(alongAxis: -1, epsilon: epsilon)
+            // The op applies both parameters itself when they vary along the axis alone.
+            return x.layerNorm(alongAxis: -1, epsilon: epsilon, scale: gamma, bias: beta)
         } else {
             let mean = x.mean(alongAxes: axes, keepRank: true)
             let centred = x - mean

@@ -75,11 +75,23 @@ extension ONNXOperators {
         let scale = node.hasInput(1) ? try node.tensor(1) : nil
         let bias = node.hasInput(2) ? try node.tensor(2) : nil
         let trailing = axis == x.rank - 1
-        let flat = trailing ? x : x.reshaped(to: Array(x.shape[..<axis]) + [x.shape[axis...].reduce(1, *)])
-        var y = flat.layerNorm(alongAxis: -1, epsilon: epsilon)
-        if !trailing { y = y.reshaped(to: x.shape) }
-        if let scale { y = Tensor.binary(.multiply, y, scale, at: nil) }
-        if let bias { y = Tensor.binary(.add, y, bias, at: nil) }
+        let normalized = Array(x.shape[axis...])
+        let extent = normalized.reduce(1, *)
+        let flat = trailing ? x : x.reshaped(to: Array(x.shape[..<axis]) + [extent])
+        var y: Tensor
+        // Scale and bias of the normalized axes' shape (the usual case) go into the op, which
+        // applies them as it writes each row.
+        let ofNormalizedShape = { (p: Tensor) in p.shape.drop { $0 == 1 }.elementsEqual(normalized.drop { $0 == 1 }) }
+        if let scale, let bias, ofNormalizedShape(scale), ofNormalizedShape(bias) {
+            y = flat.layerNorm(
+                alongAxis: -1, epsilon: epsilon, scale: scale.reshaped(to: [extent]), bias: bias.reshaped(to: [extent]))
+            if !trailing { y = y.reshaped(to: x.shape) }
+        } else {
+            y = flat.layerNorm(alongAxis: -1, epsilon: epsilon)
+            if !trailing { y = y.reshaped(to: x.shape) }
+            if let scale { y = Tensor.binary(.multiply, y, scale, at: nil) }
+            if let bias { y = Tensor.binary(.add, y, bias, at: nil) }
+        }
         var results = [try node.output(y, type)]
         if node.node.outputs.count > 1 {
             let axes = Array(axis..<x.rank)
