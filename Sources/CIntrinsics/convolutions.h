@@ -79,11 +79,13 @@ static TE_AVX512 void te_phase_rows2(const float *line, long columns, long left,
 /// channel's `bias` plus the `residual`'s value at its place (laid out as the output; each NULL for
 /// none) and is then bounded by `bounds` (NULL: none) as ``te_bounded16`` bounds. With `share` > 0,
 /// the tile also asks for its share of the next panel's filters to be brought into the L2 cache:
-/// the steps `ahead`, `ahead + share`, ... of each depth block (see ``te_conv_channels``).
+/// the steps `ahead`, `ahead + share`, ... of each depth block (see ``te_conv_channels``). With
+/// `streaming`, each step asks for the source two tiles on.
 static inline __attribute__((always_inline)) TE_AVX512 void
 te_channel_tile(const int positions, const int halves, long k, long n, const float *packed, long panel,
                 const float *source, const long *rowOffsets, long q, float *c, long plane, long at, long channels,
-                const float *bias, const float *residual, const float *bounds, long share, long ahead) {
+                const float *bias, const float *residual, const float *bounds, long share, long ahead,
+                int streaming) {
     te_float16 sum[TE_CONV_POSITIONS][2];
 #pragma clang loop unroll(full)
     for (int r = 0; r < positions; r++) { sum[r][0] = 0; sum[r][1] = 0; }
@@ -102,6 +104,7 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
                 fetch += share;
             }
             const float *row = source + offsets[p] + q;
+            if (streaming) __builtin_prefetch(row + 2 * TE_CONV_POSITIONS, 0, 3);
             const te_float16 f0 = *(const te_float16u *)(f + p * TE_NR);
             const te_float16 f1 = halves > 1 ? *(const te_float16u *)(f + p * TE_NR + 16) : f0;
 #pragma clang loop unroll(full)
@@ -143,10 +146,10 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
     case count:                                                                                                  \
         if (halves > 1)                                                                                          \
             te_channel_tile(count, 2, k, n, packed, t, source, rowOffsets, q, out, plane, at, channels, tileBias, \
-                            tileResidual, bounds, share, tile);                                                  \
+                            tileResidual, bounds, share, tile, streaming);                                       \
         else                                                                                                     \
             te_channel_tile(count, 1, k, n, packed, t, source, rowOffsets, q, out, plane, at, channels, tileBias, \
-                            tileResidual, bounds, share, tile);                                                  \
+                            tileResidual, bounds, share, tile, streaming);                                       \
         break;
 
 /// Output rows `row0..<row1` of output channels `32·panel0 ..< min(32·panel1, n)` of a
@@ -162,10 +165,16 @@ te_channel_tile(const int positions, const int halves, long k, long n, const flo
 /// memory, so without it the first tile of each panel waits on memory with little arithmetic per
 /// filter read while the others wait on nothing. Callers ask it of the call that computes a
 /// panel's first tiles.
+///
+/// With `streaming` (a pointwise convolution reading its input's planes in place, which a model
+/// has just written and which is often out of cache), every step of k also asks for the same
+/// place two tiles on: a tile reads a few floats from each of k channel planes, more streams, a
+/// plane apart, than the hardware's prefetchers follow. Padded phase planes, just written here,
+/// are in cache already.
 static TE_AVX512 void
 te_conv_channels(long n, long k, const float *packed, const float *source, const long *rowOffsets, long row0,
                  long row1, long rowLength, long outWidth, float *c, long plane, const float *bias,
-                 const float *residual, const float *bounds, long panel0, long panel1, int prefetch) {
+                 const float *residual, const float *bounds, long panel0, long panel1, int prefetch, int streaming) {
     __builtin_assume(rowOffsets != 0);
     const long tilesPerRow = (outWidth + TE_CONV_POSITIONS - 1) / TE_CONV_POSITIONS;
     const long share = prefetch ? (row1 - row0) * tilesPerRow : 0;

@@ -198,7 +198,7 @@ extension OpenBLASBackend {
                                             outPerGroup, reduction, filterPanels, planes + start, offsets,
                                             rows.lowerBound, rows.upperBound, rowLength, width, result + start,
                                             shape.outputCount, bias, residual.map { $0 + start }, bounds, panel,
-                                            panel + 1, units.lowerBound == 0 && start == 0 ? 1 : 0)
+                                            panel + 1, units.lowerBound == 0 && start == 0 ? 1 : 0, inPlace ? 1 : 0)
                                     }
                                 }
                             }
