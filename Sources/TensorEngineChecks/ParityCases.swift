@@ -39,7 +39,6 @@ extension OpKind {
     /// The op's parity cases, made from its row's sample spec: every op has some, by
     /// construction, except constants.
     package var parityCases: [ParityCase] {
-        func recorded(_ op: Op) -> @Sendable ([Tensor]) -> Tensor { { Tensor.record(op, $0, at: nil) } }
         switch descriptor.samples {
         case .none:
             return []
@@ -78,10 +77,12 @@ extension OpKind {
         }
     }
 
+    /// The op recorded on the case's inputs.
+    private func recorded(_ op: Op) -> @Sendable ([Tensor]) -> Tensor { { Tensor.record(op, $0, at: nil) } }
+
     /// Parity cases of hand-written samples.
     private func handWritten(_ samples: [ParitySample]) -> [ParityCase] {
-        func recorded(_ op: Op) -> @Sendable ([Tensor]) -> Tensor { { Tensor.record(op, $0, at: nil) } }
-        return samples.map { sample in
+        samples.map { sample in
             let op: Op
             let build: @Sendable ([Tensor]) -> Tensor
             switch sample.apply {
