@@ -61,7 +61,7 @@ struct LayerNormAffineTests {
         #expect(zip(gotDown, wantDown).allSatisfy { Swift.abs($0 - $1) <= 1e-5 * Swift.max(1, Swift.abs($1)) })
     }
 
-    /// A scale that varies across lines, or a bias of another type, is applied after the op.
+    /// A scale that varies across lines, or a scale without a bias, is applied after the op.
     @Test func otherParametersStayApart() async throws {
         let x = Tensor(shape: [2, 3], scalars: [1.0, 2.0, 4.0, -1.0, 0.0, 1.0])
         let perElement = x.layerNorm(
