@@ -9,14 +9,9 @@ extension Tensor {
     /// The product itself is not recorded again, so a caller fuses only a product that nothing
     /// else reads (the ONNX importer checks its graph first, ``ONNXBiasFusion``).
     func addingBias(_ bias: Tensor) -> Tensor? {
-        guard error == nil, bias.error == nil, var product = node, product.storedResult == nil else { return nil }
-        var restored: [Int]?
-        if product.op.kind == .reshape, let inner = product.inputs.first, inner.op.kind == .matmul {
-            restored = product.signature.shape
-            product = inner
-        }
+        guard bias.error == nil, let (product, restored) = recording(of: .matmul) else { return nil }
         let shape = product.signature.shape
-        guard product.op.kind == .matmul, product.storedResult == nil, product.inputs.count == 2, shape.count == 2,
+        guard product.inputs.count == 2, shape.count == 2,
             restored?.last ?? shape[1] == shape[1], bias.dtype == dtype, bias.rank >= 1, bias.rank <= rank,
             bias.shape.last == shape[1], bias.shape.dropLast().allSatisfy({ $0 == 1 })
         else { return nil }
@@ -38,13 +33,7 @@ extension Tensor {
     /// only a result that nothing else reads (the ONNX importer checks its graph first,
     /// ``ONNXLinearActivationFusion``).
     package func fusingActivation(_ activation: LinearActivation) -> Tensor? {
-        guard error == nil, var linear = node, linear.storedResult == nil else { return nil }
-        var restored: [Int]?
-        if linear.op.kind == .reshape, let inner = linear.inputs.first, inner.op.kind == .linear {
-            restored = linear.signature.shape
-            linear = inner
-        }
-        guard linear.op.kind == .linear, linear.storedResult == nil, linear.op.linearActivation == nil,
+        guard let (linear, restored) = recording(of: .linear), linear.op.linearActivation == nil,
             linear.signature.scalarType == .float32 || linear.signature.scalarType == .float16
         else { return nil }
         let fused = Tensor.record(
@@ -61,20 +50,25 @@ extension Tensor {
     /// activation (which would come before the sum), and `residual` is of its shape and type.
     /// Callers fuse only a result nothing else reads, as with ``addingBias(_:)``.
     package func linearFusingResidual(_ residual: Tensor) -> Tensor? {
-        guard error == nil, residual.error == nil, var linear = node, linear.storedResult == nil,
-            residual.node?.signature == linear.signature
-        else { return nil }
-        var restored: [Int]?
-        if linear.op.kind == .reshape, let inner = linear.inputs.first, inner.op.kind == .linear {
-            restored = linear.signature.shape
-            linear = inner
-        }
-        guard linear.op.kind == .linear, linear.storedResult == nil, linear.inputs.count == 3,
-            linear.op.linearActivation == nil,
-            linear.signature.scalarType == .float32 || linear.signature.scalarType == .float16
+        guard residual.error == nil, let signature = node?.signature, residual.node?.signature == signature,
+            let (linear, restored) = recording(of: .linear), linear.inputs.count == 3,
+            linear.op.linearActivation == nil, linear.signature.scalarType == .float32 || linear.signature.scalarType == .float16
         else { return nil }
         let shortcut = restored == nil ? residual : residual.reshaped(to: linear.signature.shape)
         let fused = Tensor.record(.linear, linear.inputs.map(Tensor.init(node:)) + [shortcut], at: linear.location)
         return restored.map { fused.reshaped(to: $0) } ?? fused
+    }
+}
+
+extension Tensor {
+    /// The not yet computed op of `kind` whose result this is: this tensor's own node, or the node
+    /// under a reshape of it (how ``matmul(_:file:line:)`` records a batch of rows times a matrix,
+    /// and how the fusions above record theirs), with the shape a re-recorded op is reshaped back to.
+    fileprivate func recording(of kind: OpKind) -> (node: Node, restored: [Int]?)? {
+        guard error == nil, let node, node.storedResult == nil else { return nil }
+        if node.op.kind == .reshape, let inner = node.inputs.first, inner.op.kind == kind, inner.storedResult == nil {
+            return (inner, node.signature.shape)
+        }
+        return node.op.kind == kind ? (node, nil) : nil
     }
 }
