@@ -299,13 +299,27 @@ te_transpose16(const te_float16 row[16], te_float16 column[16]) {
     }
 }
 
+/// The first `count` of 16 lanes (all of them from 16 on, none at 0 or below), as a load mask.
+static inline __attribute__((always_inline)) unsigned short te_lanes(long count) {
+    return count >= 16 ? 0xFFFF : count <= 0 ? 0 : (unsigned short)((1u << count) - 1);
+}
+
 /// Packs rows [0, rows ≤ 16) and steps [0, depth) of A (element (i, p) at
 /// a[i*rowStride + p*depthStride]) as [depth][rows]. Row-major A goes 16 steps at a time through
 /// a 16 × 16 transpose in registers, each step's column stored as 16 floats: the 16 - rows past
 /// it are overwritten by the next step's, or land in the next tile's space (packed after this
-/// one) or the 16 floats of slack every packing buffer keeps past its end.
+/// one) or the 16 floats of slack every packing buffer keeps past its end. A stored transposed
+/// (rows contiguous) takes one masked load per step.
 static TE_AVX512 void
 te_pack_a(const float *a, long rowStride, long depthStride, int rows, long depth, float *packed) {
+    if (rowStride == 1 && depthStride != 1) {
+        const unsigned short lanes = te_lanes(rows);
+        const te_v16sf zero = {0};
+        for (long p = 0; p < depth; p++)
+            *(te_float16u *)(packed + p * rows) =
+                (te_float16)__builtin_ia32_loadups512_mask(a + p * depthStride, zero, lanes);
+        return;
+    }
     long p0 = 0;
     if (depthStride == 1) {
         for (; p0 + 16 <= depth; p0 += 16) {
@@ -319,11 +333,6 @@ te_pack_a(const float *a, long rowStride, long depthStride, int rows, long depth
     }
     for (long p = p0; p < depth; p++)
         for (int i = 0; i < rows; i++) packed[p * rows + i] = a[i * rowStride + p * depthStride];
-}
-
-/// The first `count` of 16 lanes (all of them from 16 on, none at 0 or below), as a load mask.
-static inline __attribute__((always_inline)) unsigned short te_lanes(long count) {
-    return count >= 16 ? 0xFFFF : count <= 0 ? 0 : (unsigned short)((1u << count) - 1);
 }
 
 /// Packs steps [0, depth) and columns [0, columns ≤ 32) of B (element (p, j) at
@@ -488,21 +497,29 @@ te_pack_a_block(const float *a, long aRow, long aDepth, long block, long depth, 
 /// ``te_pack_a`` writes past the end.
 static inline long te_packed_a_floats(long m, long k) { return m * k + 16; }
 
-/// Packs row-major A [m, k] (rows `lda` apart) whole, as ``te_sgemm_packed`` packs it block by
-/// block: the block of `te_depth_block(k)` steps from p0 and rows from i0 (TE_MC at most) sits at
-/// packed + p0 * m + i0 * depth, its tiles as ``te_pack_a_block`` lays them out. A weight packed
-/// once serves every product it takes part in.
+/// Packs A [m, k] whole, element (i, p) at a[i*rowStride + p*depthStride] (row-major, or stored
+/// transposed), as ``te_sgemm_packed`` packs it block by block: the block of `te_depth_block(k)`
+/// steps from p0 and rows from i0 (TE_MC at most) sits at packed + p0 * m + i0 * depth, its tiles
+/// as ``te_pack_a_block`` lays them out.
 static TE_AVX512 void
-te_pack_a_whole(const float *a, long lda, long m, long k, float *packed) {
+te_pack_a_whole_strided(const float *a, long rowStride, long depthStride, long m, long k, float *packed) {
     long offsets[TE_MC / TE_MR + 1];
     const long kb = te_depth_block(k);
     for (long p0 = 0; p0 < k; p0 += kb) {
         const long depth = k - p0 < kb ? k - p0 : kb;
         for (long i0 = 0; i0 < m; i0 += TE_MC) {
             const long block = m - i0 < TE_MC ? m - i0 : TE_MC;
-            te_pack_a_block(a + i0 * lda + p0, lda, 1, block, depth, packed + p0 * m + i0 * depth, offsets);
+            te_pack_a_block(a + i0 * rowStride + p0 * depthStride, rowStride, depthStride, block, depth,
+                            packed + p0 * m + i0 * depth, offsets);
         }
     }
+}
+
+/// Packs row-major A [m, k] (rows `lda` apart) whole (``te_pack_a_whole_strided``). A weight
+/// packed once serves every product it takes part in.
+static TE_AVX512 void
+te_pack_a_whole(const float *a, long lda, long m, long k, float *packed) {
+    te_pack_a_whole_strided(a, lda, 1, m, k, packed);
 }
 
 /// Packing space for A: TE_MC rows by TE_KC steps and 16 floats of slack (``te_pack_a``), on the

@@ -72,7 +72,8 @@ extension Decompositions {
 extension Samples {
     /// Heads and batches, Lq ≠ Lk, causal (square, and a decoder's one query after a cache), masks
     /// broadcast from a row or a column, transposed and strided operands, `Float16`, a single key,
-    /// no depth, no keys, an empty batch, and a product large enough for the backends' own paths.
+    /// no depth, no keys, an empty batch, products large enough for the backends' own paths, more
+    /// queries than a block of 32 and more keys than such a block's scores hold.
     static let attention: [ParitySample] = {
         func input(_ shape: [Int], _ type: ScalarType = .float32, _ layout: SampleLayout = .contiguous) -> SampleInput {
             SampleInput(shape: shape, type: type, layout: layout)
@@ -93,10 +94,19 @@ extension Samples {
             ("no keys", [input([2, 3, 4]), input([2, 0, 4]), input([2, 0, 5])], 1, false),
             ("empty batch", [input([0, 4, 8]), input([0, 5, 8]), input([0, 5, 8])], 1, false),
             ("large", [input([2, 12, 64, 32]), input([2, 12, 96, 32]), input([2, 12, 96, 32]), input([2, 1, 1, 96])], 0.18, true),
+            // Blocks of 32 queries and a last one short, with a mask per query and key, causal.
+            ("queries past a block",
+             [input([2, 70, 16]), input([2, 75, 16]), input([2, 75, 24]), input([70, 75])], 0.25, true),
+            ("transposed, queries past a block",
+             [input([40, 20], .float32, .transposed), input([50, 20], .float32, .transposed),
+              input([50, 18], .float32, .transposed), input([40, 1])], 0.3, false),
             // A thousand keys and more: the softmax's long-row kernel, with a limit per row and a mask.
             ("long keys", [input([2, 5, 8]), input([2, 1100, 8]), input([2, 1100, 4])], 0.3, false),
             ("long keys, causal and masked",
              [input([1, 20, 8]), input([1, 1100, 8]), input([1, 1100, 4]), input([1, 1100])], 0.3, true),
+            // More keys than a block of 32 queries' scores holds on the openblas backend: blocks of query rows.
+            ("very long keys",
+             [input([1, 3, 4]), input([1, 8200, 4]), input([1, 8200, 2]), input([1, 8200])], 0.5, false),
         ]
         return cases.map { label, inputs, scale, causal in
             ParitySample(label: label, inputs: inputs, apply: .op(.attention(scale: scale, causal: causal)),

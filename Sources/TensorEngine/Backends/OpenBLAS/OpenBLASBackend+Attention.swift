@@ -22,11 +22,12 @@ extension OpenBLASBackend {
     /// multiplies by the values, so the `[..., Lq, Lk]` scores never exist in memory at once.
     /// Tasks (batches, then ranges of queries) are shared across the workers; the products are
     /// single-threaded (``HostProducts``). With the engine's kernel a task packs its keys and
-    /// values once and takes its queries in blocks whose scores stay in L1
-    /// (``attentionBlockScoreFloats``). Queries, keys and values are read in place, as products
-    /// read their operands, when BLAS can describe each batch's matrix (the heads of a
-    /// `[batch, length, heads, depth]` projection, permuted; a transposed key), else copied
-    /// row-major first.
+    /// values once and takes its queries 32 at a time, their scores transposed
+    /// (``te_attention_queries``, up to ``attentionTransposedMostKeys`` keys), or past that in
+    /// blocks of query rows (``attentionBlockScoreFloats``). Queries, keys and values are read in
+    /// place, as products read their operands, when BLAS can describe each batch's matrix (the
+    /// heads of a `[batch, length, heads, depth]` projection, permuted; a transposed key), else
+    /// copied row-major first.
     func attention(_ op: Op, _ inputs: [Value], _ output: TensorSignature) throws(TensorError) -> Value {
         let (result, buffer) = try allocate(output, for: "attention")
         let out = buffer.elements(as: Float.self)
@@ -68,6 +69,17 @@ extension OpenBLASBackend {
         let pieces = Parallel.balancedPieces(Int(Swift.min(Swift.max(1, enough), Double(wanted))))
         let (scale, causal) = (op.attentionScale, op.isCausal)
         BLASThreads.use(1)
+        if HostProducts.kernel == .avx512 && lk <= Self.attentionTransposedMostKeys {
+            let operands = AttentionOperands(
+                query: query, queryBatches: queryBatches, key: key, keyBatches: keyBatches, value: value,
+                valueBatches: valueBatches, mask: mask)
+            Parallel.forEachRange(tasks, parts: Swift.min(tasks, pieces)) { range in
+                Self.attendTransposed(operands, tasks: range, tasksPerBatch: tasksPerBatch, rowsPerTask: rowsPerTask,
+                                      lq: lq, lk: lk, d: d, dv: dv, scale: scale, causal: causal, into: out)
+            }
+            withExtendedLifetime((queries, keys, values, mask)) {}
+            return result
+        }
         let blockRows = Swift.max(1, Swift.min(
             rowsPerTask, Swift.max(Self.attentionBlockRows, Self.attentionBlockScoreFloats / lk),
             Self.attentionMostScoreFloats / lk))
@@ -121,6 +133,35 @@ extension OpenBLASBackend {
         return result
     }
 
+    /// Keys at most for ``attendTransposed``, whose blocks hold the scores of 32 queries whatever
+    /// the keys (1 MiB at this many); past it, blocks of fewer query rows.
+    static let attentionTransposedMostKeys = attentionMostScoreFloats / Int(TE_ATTENTION_QUERIES)
+
+    /// Attention for a worker's tasks by the engine's AVX-512 kernel (``te_attention_queries``):
+    /// per task the batch's keys and values packed once, then its queries 32 at a time with their
+    /// scores transposed, keys down and queries across.
+    private static func attendTransposed(
+        _ operands: AttentionOperands, tasks: Range<Int>, tasksPerBatch: Int, rowsPerTask: Int, lq: Int, lk: Int,
+        d: Int, dv: Int, scale: Float, causal: Bool, into out: UnsafeMutablePointer<Float>
+    ) {
+        let floats = te_attention_scratch_floats(lk, d, dv)
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: floats * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: floats)
+        defer { scratch.deallocate() }
+        for task in tasks {
+            let (batch, block) = task.quotientAndRemainder(dividingBy: tasksPerBatch)
+            let first = block * rowsPerTask
+            let rows = operands.mask?.rows(batch: batch, firstQuery: 0)
+            let mask = te_attention_mask(
+                base: rows?.pointer, queryStride: rows?.queryStride ?? 0, keyStride: rows?.keyStride ?? 0)
+            te_attention_queries(
+                lq, lk, d, dv, operands.query.matrix(at: operands.queryBatches[batch]),
+                operands.key.matrix(at: operands.keyBatches[batch]),
+                operands.value.matrix(at: operands.valueBatches[batch]), mask, scale, causal ? 1 : 0, first,
+                Swift.min(lq, first + rowsPerTask), out + batch * lq * dv, dv, scratch)
+        }
+    }
+
     /// A block of queries' scores (`rows` rows of `lk`, contiguous) turned into their weights in
     /// place: scaled, masked, the keys after each query's position hidden when `causal` (query i
     /// of Lq sees keys j ≤ i + Lk - Lq), then the softmax (``RowKernels/softmaxRows``, which reads
@@ -169,6 +210,26 @@ extension OpenBLASBackend {
             }
         }
         withExtendedLifetime((value.keepAlive, mask)) {}
+    }
+}
+
+/// Attention's queries, keys and values as BLAS reads them, with each batch's offset, and its mask.
+private struct AttentionOperands {
+    let query: OpenBLASBackend.MatrixOperand
+    let queryBatches: [Int]
+    let key: OpenBLASBackend.MatrixOperand
+    let keyBatches: [Int]
+    let value: OpenBLASBackend.MatrixOperand
+    let valueBatches: [Int]
+    let mask: AttentionMask?
+}
+
+extension OpenBLASBackend.MatrixOperand {
+    /// The matrix `offset` floats on, as the attention kernel takes it: row-major with rows
+    /// `leading` apart, or stored transposed.
+    func matrix(at offset: Int) -> te_attention_matrix {
+        te_attention_matrix(base: pointer + offset, rowStride: transposed ? 1 : leading,
+                            columnStride: transposed ? leading : 1)
     }
 }
 
