@@ -1,6 +1,10 @@
 extension Tensor {
     /// The same elements in a new shape with the same element count. One dimension may be `-1`,
     /// inferred from the others. A view when the layout allows, a copy otherwise.
+    ///
+    /// A reshape to the tensor's own shape is the tensor, and a reshape of a reshape not yet
+    /// computed reshapes the first one's source: a model's chains of views (a product's rows
+    /// reshaped back, then split into heads) are one step, not one per view.
     public func reshaped(to newShape: [Int], file: StaticString = #fileID, line: UInt = #line) -> Tensor {
         let location = SourceLocation(file, line)
         guard let node else { return self }
@@ -10,6 +14,10 @@ extension Tensor {
             if let known = Shape.elementCount(newShape.filter { $0 != -1 }), known > 0, scalarCount % known == 0 {
                 resolved[inferred] = scalarCount / known
             }
+        }
+        if resolved == shape { return self }
+        if node.op.kind == .reshape, !node.hasStoredResult, let source = node.inputs.first {
+            return Tensor(node: source).reshaped(to: resolved, file: file, line: line)
         }
         let needsCopy = Shape.elementCount(resolved) == scalarCount && node.layout.reshaped(resolved) == nil
         let source = needsCopy ? Tensor.record(.contiguous, [self], at: location) : self
@@ -82,8 +90,21 @@ extension Tensor {
     }
 
     /// The axes reordered: axis `i` of the result is axis `permutation[i]` of `self` (a view).
+    ///
+    /// The identity permutation is the tensor itself, and a permutation of a permutation not yet
+    /// computed is recorded as the one permutation of the first one's source.
     public func transposed(permutation: [Int], file: StaticString = #fileID, line: UInt = #line) -> Tensor {
-        Tensor.record("transpose", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
+        if let node, permutation.count == rank {
+            let axes = permutation.map { $0 < 0 ? $0 + rank : $0 }
+            if axes.sorted() == Array(0..<rank) {
+                if axes == Array(0..<rank) { return self }
+                if node.op.kind == .permute, !node.hasStoredResult, let source = node.inputs.first {
+                    let inner = node.op.permutation
+                    return Tensor(node: source).transposed(permutation: axes.map { inner[$0] }, file: file, line: line)
+                }
+            }
+        }
+        return Tensor.record("transpose", [self], at: SourceLocation(file, line)) { signatures throws(RuleViolation) in
             let rank = signatures[0].shape.count
             return .permute(
                 try permutation.map { axis throws(RuleViolation) in try Tensor.normalize(axis: axis, rank: rank) })
