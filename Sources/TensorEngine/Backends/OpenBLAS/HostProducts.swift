@@ -11,9 +11,10 @@ import Foundation
 /// OpenBLAS chooses its kernels by CPU model, and an environment may pin them (this project's
 /// machines set `OPENBLAS_CORETYPE=Haswell`): on an AMD Zen 5 its AVX2 kernels then run products at
 /// half the rate the CPU's full-width AVX-512 units reach. The engine's kernel packs A and B
-/// into cache blocks and runs a 12×32 register tile; it is single-threaded, and products are
-/// split across the backend's workers (``MatmulSplit``). `TENSORENGINE_AVX512=off` keeps
-/// OpenBLAS's `sgemm` for every product (see ``CPUFlags/usesAVX512``).
+/// into cache blocks (a small row-major B it reads in place) and runs a 12×32 register tile; it
+/// is single-threaded, and products are split across the backend's workers (``MatmulSplit``).
+/// `TENSORENGINE_AVX512=off` keeps OpenBLAS's `sgemm` for every product (see
+/// ``CPUFlags/usesAVX512``).
 enum HostProducts {
     /// Which kernel computes general products.
     enum Kernel: Equatable {
