@@ -2,9 +2,9 @@
 // CPUs that have it (the Swift row kernels are built for AVX2's 8 lanes; see docs/ARCHITECTURE.md,
 // "CPU features"). The same arithmetic as the Swift kernels (`RowKernels.softmax`,
 // `VectorMath.expOfNonPositive`): the same flush to 0 below -87.3 (a zero mask here, a clamp
-// and a select there), reduction and polynomial, each step fused alike, and the same single rounding of p·2ⁿ (one `vscalefps` here, two exact
-// multiplications there), so an element's exponential is the same float; only the order of the
-// row's sum differs.
+// and a select there), reduction and polynomial, each step fused alike, and the same single
+// rounding of p·2ⁿ (one `vscalefps` here, two exact multiplications there), so an element's
+// exponential is the same float; only the order of the row's sum differs.
 #ifndef TENSORENGINE_ROWS_H
 #define TENSORENGINE_ROWS_H
 
