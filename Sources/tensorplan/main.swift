@@ -136,7 +136,9 @@ func describeProfile(_ profile: DeviceProfile) -> String {
             format: "; engine %.2f µs per operation, %.2f µs per evaluation", profile.secondsPerOperation * 1e6,
             profile.secondsPerEvaluation * 1e6)
         + (profile.memory.map {
-            String(format: "; beyond %.0f MiB of cache, memory at %.1f GB/s", $0.cacheBytes / 1_048_576, $0.gbPerSecond)
+            String(
+                format: "; beyond %.0f MiB of cache, memory streams at %.1f GB/s (reads %.1f, writes %.1f)",
+                $0.cacheBytes / 1_048_576, $0.gbPerSecond, $0.readRate, $0.writeRate)
         } ?? "")]
     let header = ["class", "GFLOP/s", "GB/s", "launch µs", "per line ns", "per operand µs", "memory GB/s"]
     var rows = [header]

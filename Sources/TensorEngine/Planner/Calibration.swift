@@ -33,17 +33,22 @@ package enum Calibration {
         var chosen: [(probe: Probe, runs: Int, build: () -> Tensor)] = []
         for probe in probes {
             guard let runs = slow ? probe.slowRuns : probe.runs else { continue }
+            guard !probe.hostMemoryOnly || backend.memorySpace == .host else { continue }
             chosen.append((probe, runs, try probe.make(scale)))
         }
         var times: [ProbeName: [Double]] = [:]
-        for _ in 0..<passes {
-            for (probe, runs, build) in chosen {
+        for pass in 0..<passes {
+            for (probe, runs, build) in chosen where probe.splitAcrossPasses || pass == 0 {
+                let share = probe.splitAcrossPasses ? passes : 1
                 times[probe.name, default: []] += try samples(
-                    backend, runs: (runs + passes - 1) / passes, budget: probe.budget / Double(passes),
-                    afterFirstStep: probe.afterFirstStep, build)
+                    backend, runs: (runs + share - 1) / share, budget: probe.budget / Double(share),
+                    warmUpRuns: probe.warmUpRuns, afterFirstStep: probe.afterFirstStep, build)
             }
         }
-        for (name, samples) in times where !samples.isEmpty { measured.seconds[name] = samples.sorted()[samples.count / 2] }
+        for (probe, _, _) in chosen {
+            guard let samples = times[probe.name]?.sorted(), !samples.isEmpty else { continue }
+            measured.seconds[probe.name] = probe.keepsBest ? samples[0] : samples[samples.count / 2]
+        }
         measured.chainFLOPs = try flops(of: try chainProbe(scale)(), on: backend)
         measured.lineFLOPs = try flops(of: try softmaxLinesProbe(scale)(), on: backend)
         measured.windowFLOPs = try flops(of: try depthwiseProbe(scale, edge: Sizes.depthwiseEdge)(), on: backend)
@@ -72,13 +77,9 @@ package enum Calibration {
             }
             profile.rows[cell.costClass] = row
         }
-        // Beyond the cache (or, where the device does not say how large it is, beyond the
-        // in-cache stream probe's bytes), work streams from memory.
-        if let rate = measured.rate(.memoryStream, bytes: Sizes.streamBytes(Sizes.memoryStreamCount)) {
-            let cache = backend.cacheBytes ?? Sizes.streamBytes(Sizes.streamCount(scale))
-            profile.memory = MemoryTerms(cacheBytes: Double(cache), gbPerSecond: rate)
-            let movedBytes = 2 * Sizes.memoryMovementEdge * Sizes.memoryMovementEdge * 4
-            if let moving = measured.rate(.memoryMovement, bytes: movedBytes, launch: .movementLaunch), moving < rate {
+        if let memory = memoryTerms(measured, stated: backend.cacheBytes) {
+            profile.memory = memory
+            if let moving = movementMemoryRate(measured), moving < memory.gbPerSecond {
                 profile.rows[.movement]?.memoryGBPerSecond = moving
             }
         }
@@ -105,8 +106,10 @@ package enum Calibration {
     enum ProbeName: Hashable, Sendable {
         case launch, manyOperands, reductionLaunch, lineWiseLaunch, movementLaunch
         case matmulSmall, matmulMedium, matmulLarge, matrixVector, fewRows
-        case stream, memoryStream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
-        case memoryMovement
+        case stream, chain, reduceLong, reduceShort, linesLong, linesShort, softmaxLines, movement, runMovement
+        /// The memory probes (``memoryProbes``): a stream and a read far beyond the cache, reads of
+        /// `count` floats between, a transpose far beyond.
+        case memoryStream, memoryRead, cacheRead(Int), memoryMovement
         case depthwise, largeDepthwise
         case pointwise, largePointwise
     }
@@ -122,6 +125,18 @@ package enum Calibration {
         /// earlier kernel, as most ops of a model do, rather than a freshly uploaded input, whose
         /// first use costs a device (PoCL) about as much again.
         var afterFirstStep = false
+        /// Whether the probe keeps its best run rather than the median: a probe that tells how
+        /// large a working set the cache holds, which a slow spell of a shared machine would
+        /// make look smaller.
+        var keepsBest = false
+        /// Whether the probe runs only on backends that work on host memory: the memory read
+        /// probes, which on PoCL's CPU device time its reduction kernel (3 GB/s), not the memory.
+        var hostMemoryOnly = false
+        /// Unmeasured runs before the measured ones, in each pass.
+        var warmUpRuns = 1
+        /// Whether the runs are shared out over the passes (``passes``); else all run in the
+        /// first: work whose rate settles only after many runs in a row, as a benchmark's does.
+        var splitAcrossPasses = true
         /// Makes the inputs (at the scale) once and returns the builder of the probe's graph.
         let make: @Sendable (_ scale: Int) throws(TensorError) -> () -> Tensor
     }
@@ -131,15 +146,13 @@ package enum Calibration {
         /// Floats of each operand of the stream probe: three of them (12 MiB) stay in the
         /// last-level cache of a server CPU, where a model's activations mostly are.
         static func streamCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
-        /// Floats of each operand of the memory probe: three of them (192 MiB) are far beyond the
-        /// last-level cache of most CPUs.
-        static let memoryStreamCount = 1 << 24
-        /// The edge of the square the memory movement probe transposes: 2²⁴ floats.
-        static let memoryMovementEdge = 1 << 12
         /// Bytes a stream probe (`x + y`) of `count` floats moves: two operands read, a result written.
         static func streamBytes(_ count: Int) -> Int { 3 * count * 4 }
         static func chainCount(_ scale: Int) -> Int { (1 << 20) / (scale * scale) }
         static func longRows(_ scale: Int) -> Int { 1024 / scale }
+        /// Rows of 1024 floats the long reduction reads: 12 MiB, as the stream probe moves. Fewer
+        /// (4 MiB) stay in two cores' L2 caches, and rated a 64 MiB mean at 1.5 times its speed.
+        static func longReductionRows(_ scale: Int) -> Int { 3072 / scale }
         static func shortRows(_ scale: Int) -> Int { 16_384 / scale }
         static func skinnyK(_ scale: Int) -> Int { scale > 1 ? 256 : 768 }
         /// The rows of the few-rows product: a transformer's projections on one short sentence.
@@ -165,7 +178,10 @@ package enum Calibration {
     }
 
     /// Launch costs on tiny work, then rates on work large enough to show them.
-    static let probes: [Probe] = [
+    static let probes: [Probe] = computeProbes + memoryProbes
+
+    /// The probes of work in the cache: the rows' terms.
+    static let computeProbes: [Probe] = [
         // An op on 256 elements (one for the naive loops, whose work would show), dominated by
         // fixed costs, on the result of an earlier kernel (a softmax, which nothing fuses with).
         // Not one element everywhere: PoCL takes half as long again over a one-item range.
@@ -225,11 +241,6 @@ package enum Calibration {
             let (x, y) = (try input([Sizes.streamCount(scale)], 7), try input([Sizes.streamCount(scale)], 8))
             return { x + y }
         },
-        // The same stream through memory (not on the naive loops, which would take seconds).
-        Probe(name: .memoryStream, runs: 5, slowRuns: nil, budget: 0.5) { _ throws(TensorError) in
-            let (x, y) = (try filled(Sizes.memoryStreamCount, 1), try filled(Sizes.memoryStreamCount, 2))
-            return { x + y }
-        },
         // Arithmetic: a fused chain of the kind models run (tanh for the transcendental, products
         // and sums), on 1M floats so that it measures the kernel rather than memory. A lone exp
         // rated the host engine's chains 2x fast: each step of a chain is a pass over its strip
@@ -238,7 +249,8 @@ package enum Calibration {
         // Few long lines and many short ones, to tell a cost per line (a work-group per row on a
         // device) from the bytes.
         Probe(name: .reduceLong, runs: 10, slowRuns: 10) { scale throws(TensorError) in
-            let r = try input([Sizes.longRows(scale), 1024], 9)
+            let rows = Sizes.longReductionRows(scale)
+            let r = try filled(rows * 1024, 9).reshaped(to: [rows, 1024])
             return { r.sum(alongAxes: 1) }
         },
         Probe(name: .reduceShort, runs: 10, slowRuns: 10) { scale throws(TensorError) in
@@ -259,13 +271,6 @@ package enum Calibration {
         Probe(name: .movement, runs: 10, slowRuns: 10) { scale throws(TensorError) in
             let r = try input([Sizes.longRows(scale), 1024], 9)
             return { r.transposed().reshaped(to: [Sizes.longRows(scale) * 1024]) }
-        },
-        // A transpose far beyond the cache (64 MiB each way): lines read and written far apart,
-        // which run below the memory stream's rate (not on the naive loops either).
-        Probe(name: .memoryMovement, runs: 5, slowRuns: nil, budget: 0.5) { _ throws(TensorError) in
-            let edge = Sizes.memoryMovementEdge
-            let square = try filled(edge * edge, 3).reshaped(to: [edge, edge])
-            return { square.transposed().reshaped(to: [edge * edge]) }
         },
         // The same bytes moved in runs of 64 floats, as attention's head split and merge do: a
         // host copy streams them, a device kernel that indexes each element may not.
@@ -379,7 +384,8 @@ package enum Calibration {
             long: ProbeName, short: ProbeName, launch: ProbeName, bytesPerElement: (Int) -> Int
         ) -> (perLine: Double, gbPerSecond: Double)? {
             guard let longSeconds = beyond(long, launch), let shortSeconds = beyond(short, launch) else { return nil }
-            let (longRows, shortRows) = (Sizes.longRows(scale), Sizes.shortRows(scale))
+            let longRows = long == .reduceLong ? Sizes.longReductionRows(scale) : Sizes.longRows(scale)
+            let shortRows = Sizes.shortRows(scale)
             return Calibration.perLineAndBandwidth(
                 long: (
                     longSeconds, Double(longRows),
@@ -512,33 +518,26 @@ package enum Calibration {
         return t
     }
 
-    /// A host constant of `count` copies of `value`: a stream's input, whose values do not
-    /// matter, made without drawing random numbers (the memory probe's take seconds to draw).
-    static func filled(_ count: Int, _ value: Float) throws(TensorError) -> Tensor {
-        let t = Tensor(shape: [count], scalars: repeatElement(value, count: count))
-        if let error = t.error { throw error }
-        return t
-    }
-
-    /// The seconds of the probe's op on one backend in up to `runs` runs after a warm-up run: the
+    /// The seconds of the probe's op on one backend in up to `runs` runs after `warmUpRuns`: the
     /// plan runs in measure mode and only the kernel steps count (copies of the host inputs do
     /// not). The calibration keeps their median, not the best run, because the planner predicts
     /// the typical time on a machine that may be shared, and `tensorplan quality` compares with
     /// medians too.
     static func samples(
-        _ backend: any Backend, runs: Int, budget: Double = 2, afterFirstStep: Bool = false, _ build: () -> Tensor
+        _ backend: any Backend, runs: Int, budget: Double = 2, warmUpRuns: Int = 1, afterFirstStep: Bool = false,
+        _ build: () -> Tensor
     ) throws(TensorError) -> [Double] {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let planner = alone(backend)
-        for run in 0...runs {
+        for run in 0..<(warmUpRuns + runs) {
             let target = build()
             guard let node = target.node else {
                 throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
             }
             let plan = try planner.plan(targets: [node])
             let (_, _, steps) = try Executor(backends: [backend]).run(plan, measure: true)
-            if run > 0 { samples.append(steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)) }
+            if run >= warmUpRuns { samples.append(steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)) }
             if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget, !samples.isEmpty { break }
         }
         return samples

@@ -28,9 +28,9 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var secondsPerEvaluation: Double
     /// Memory beyond the device's last-level cache. The rows' GB/s are rates of work whose bytes
     /// fit in that cache (a calibration measures them there); work that moves twice
-    /// ``MemoryTerms/cacheBytes`` or more runs at ``MemoryTerms/gbPerSecond`` at most, and work
-    /// between one and two caches at a blend of the two. `nil`: the rows' rates hold at every
-    /// size.
+    /// ``MemoryTerms/cacheBytes`` or more reads and writes at the memory's rates at most, and
+    /// work between one and two caches at a blend of the two. `nil`: the rows' rates hold at
+    /// every size.
     public var memory: MemoryTerms?
     /// When the calibration that made the profile ran while other work held some of the machine's
     /// cores (``CoreAvailability``), the time it ran: its figures describe the contended machine,
@@ -76,29 +76,35 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// Seconds a cost of this class takes on this device by a roofline estimate: compute and
     /// memory time overlapped, plus a fixed cost per launch (and per operand beyond the first,
     /// which devices bind one by one), per line and per operation. `streamedBytes` of the work's
-    /// operands come from memory beyond the cache (``memory``'s rate; the planner passes a
-    /// model's weights when they outgrow the cache together), overlapped as well.
+    /// operands are read from memory beyond the cache (at ``memory``'s read rate; the planner
+    /// passes a model's weights when they outgrow the cache together), overlapped as well.
     func seconds(for cost: Cost, costClass: CostClass, operands: Int = 1, streamedBytes: Double = 0) -> Double {
         let bookkeeping = cost.operations * secondsPerOperation
         guard cost.launches > 0 || cost.flops > 0 || cost.bytesMoved > 0 else { return bookkeeping }
         let row = row(costClass)
         let compute = cost.flops / (row.gflops(forFLOPs: cost.flops) * 1e9)
-        let memory = cost.bytesMoved / (gbPerSecond(row, bytes: cost.bytesMoved) * 1e9)
-        let streaming = self.memory.map { streamedBytes / (Swift.min($0.gbPerSecond, row.gbPerSecond) * 1e9) } ?? 0
+        let memory = movingSeconds(cost, row)
+        let streaming = self.memory.map {
+            Swift.max($0.seconds(reading: streamedBytes), streamedBytes / (row.gbPerSecond * 1e9))
+        } ?? 0
         let launch = row.launchSeconds + Double(Swift.max(0, operands - 1)) * row.secondsPerOperand
         return Swift.max(compute, memory, streaming) + cost.lines * row.secondsPerLine + cost.launches * launch
             + bookkeeping
     }
 
-    /// The GB/s of work of this row moving `bytes`: the row's own while they fit in the cache,
-    /// at most the memory's from twice its size, and a blend of the two between (a last-level
-    /// cache keeps much of a working set its size: on a 32 MiB cache a layer norm over 32 MiB
-    /// runs at twice the memory's rate, a mean over 64 MiB at the memory's).
-    func gbPerSecond(_ row: CostTerms, bytes: Double) -> Double {
-        guard let memory, bytes > memory.cacheBytes else { return row.gbPerSecond }
+    /// Seconds the work of this row takes to read and write its bytes: at the row's own GB/s
+    /// while they fit in the cache, from memory (``MemoryTerms``, or the row's own memory rate)
+    /// from twice its size, and a blend of the two between (a last-level cache keeps much of a
+    /// working set its size: on a 32 MiB cache a layer norm over 32 MiB runs at twice the
+    /// memory's rate, a mean over 64 MiB at the memory's). Never faster than in the cache.
+    func movingSeconds(_ cost: Cost, _ row: CostTerms) -> Double {
+        let bytes = cost.bytesMoved
+        let inCache = bytes / (row.gbPerSecond * 1e9)
+        guard let memory, bytes > memory.cacheBytes else { return inCache }
         let cached = Swift.min(1, Swift.max(0, 2 - bytes / Swift.max(memory.cacheBytes, 1)))
-        let streamed = Swift.min(row.gbPerSecond, row.memoryGBPerSecond ?? memory.gbPerSecond)
-        return 1 / (cached / row.gbPerSecond + (1 - cached) / streamed)
+        let fromMemory = row.memoryGBPerSecond.map { bytes / ($0 * 1e9) }
+            ?? memory.seconds(reading: cost.bytesRead, writing: cost.bytesWritten)
+        return cached * inCache + (1 - cached) * Swift.max(inCache, fromMemory)
     }
 
     /// Seconds to move bytes between the host and this device (zero for host memory).
@@ -187,16 +193,36 @@ public struct RatePoint: Sendable, Hashable, Codable {
 
 /// The device's memory beyond its last-level cache.
 public struct MemoryTerms: Sendable, Hashable, Codable {
-    /// Bytes of the last-level cache: work moving more than this streams partly from memory,
-    /// and from twice this wholly.
+    /// Bytes of the last-level cache that the device's work keeps: work moving more than this
+    /// streams partly from memory, and from twice this wholly.
     public var cacheBytes: Double
-    /// GB/s of a stream through memory, far beyond the cache.
+    /// GB/s of a stream through memory, far beyond the cache: two operands read, one written.
     public var gbPerSecond: Double
+    /// GB/s of reading alone through memory (a reduction's), far beyond the cache; `nil`: the
+    /// stream's. A write costs more than a read (its line is read before it is written, and
+    /// written back later): on one shared server a 192 MiB sum read at 50 GB/s while a stream
+    /// moved 27.
+    public var readGBPerSecond: Double?
 
-    /// Memory past a cache of `cacheBytes`, streamed at `gbPerSecond`.
-    public init(cacheBytes: Double, gbPerSecond: Double) {
+    /// Memory past a cache of `cacheBytes`, streamed at `gbPerSecond` and read alone at
+    /// `readGBPerSecond` (`nil`: the stream's rate).
+    public init(cacheBytes: Double, gbPerSecond: Double, readGBPerSecond: Double? = nil) {
         self.cacheBytes = cacheBytes
         self.gbPerSecond = gbPerSecond
+        self.readGBPerSecond = readGBPerSecond
+    }
+
+    /// GB/s of reads from memory: the read probe's, and at least the stream's (a read probe
+    /// slower than the stream measured a slow spell, not the memory).
+    public var readRate: Double { Swift.max(readGBPerSecond ?? gbPerSecond, gbPerSecond) }
+
+    /// GB/s of writes to memory: the stream's time less its two reads', over its one write.
+    /// The stream's rate when reads are no faster.
+    public var writeRate: Double { 1 / (3 / gbPerSecond - 2 / readRate) }
+
+    /// Seconds to read and write these bytes from and to memory, beyond the cache.
+    public func seconds(reading bytesRead: Double, writing bytesWritten: Double = 0) -> Double {
+        bytesRead / (readRate * 1e9) + bytesWritten / (writeRate * 1e9)
     }
 }
 

@@ -10,7 +10,9 @@ import Foundation
 package enum ProfileStore {
     /// 3: profiles as rows of cost terms per cost class, and seconds per recorded operation.
     /// 4: the rows' GB/s measured in cache, and the memory's beyond it (``DeviceProfile/memory``).
-    static let schemaVersion = 4
+    /// 5: the cache's size as the device's work keeps it, the reads' rate beyond it
+    /// (``MemoryTerms/readGBPerSecond``), and the long reduction on 12 MiB.
+    static let schemaVersion = 5
 
     struct File: Codable {
         var schemaVersion: Int

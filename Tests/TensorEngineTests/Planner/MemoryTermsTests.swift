@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import TensorEngine
+
+/// The memory beyond the cache: reads and writes at their own rates, and the cache's size as the
+/// read probes find it. Expected values by hand from the rates given.
+@Suite("Memory terms")
+struct MemoryTermsTests {
+    /// A stream reads two operands and writes one: with reads at 50 GB/s and the stream at 30, its
+    /// time per 12 bytes, 0.4 ns, is 0.16 ns of reads and 0.24 ns for the 4 bytes written, so
+    /// writes move at 16.7 GB/s, and the stream's own bytes are priced at its measured rate.
+    @Test func writesAreTheStreamLessItsReads() {
+        let memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 30, readGBPerSecond: 50)
+        #expect(memory.readRate == 50)
+        #expect(abs(memory.writeRate - 50.0 / 3) < 1e-12)
+        #expect(abs(memory.seconds(reading: 50e9) - 1) < 1e-12)
+        #expect(abs(memory.seconds(reading: 0, writing: 50e9 / 3) - 1) < 1e-12)
+        #expect(abs(memory.seconds(reading: 2e9, writing: 1e9) - 3e9 / 30e9) < 1e-12, "the stream at its rate")
+    }
+
+    /// Without a read rate, or with one below the stream's (a slow spell during the read probe),
+    /// reads and writes both move at the stream's rate.
+    @Test func slowOrMissingReadsTakeTheStreamsRate() {
+        for read in [nil, 20.0, 30.0] {
+            let memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 30, readGBPerSecond: read)
+            #expect(memory.readRate == 30)
+            #expect(abs(memory.writeRate - 30) < 1e-12)
+            #expect(abs(memory.seconds(reading: 2e9, writing: 1e9) - 0.1) < 1e-12)
+        }
+    }
+
+    /// Beyond twice the cache a step's reads go at the read rate and its writes at the write
+    /// rate; between one and two caches, a blend with the row's in-cache rate; a row slower than
+    /// memory keeps its own; operands streamed from memory (a model's weights) go at the read rate.
+    @Test func stepsBeyondTheCacheReadAndWriteAtTheirRates() {
+        var profile = PlannerTests.profile(.openblas, gflops: 100, bandwidth: 1, launch: 0, link: nil)
+        profile.rows = [
+            .elementwise: CostTerms(gflops: 100, gbPerSecond: 100, launchSeconds: 0),
+            .movement: CostTerms(gflops: 100, gbPerSecond: 5, launchSeconds: 0),
+        ]
+        profile.memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 30, readGBPerSecond: 50)
+        func seconds(read: Double, written: Double = 0, _ costClass: CostClass = .elementwise) -> Double {
+            profile.seconds(for: Cost(bytesRead: read, bytesWritten: written), costClass: costClass)
+        }
+        #expect(abs(seconds(read: 128e6) - 128e6 / 50e9) < 1e-15, "a 128 MB sum: all reads")
+        #expect(abs(seconds(read: 128e6, written: 64e6) - (128e6 / 50e9 + 64e6 / (50e9 / 3))) < 1e-15)
+        #expect(seconds(read: 16e6, written: 16e6) == 32e6 / 100e9, "the cache's size: in cache")
+        // 48 MB read: half in cache at 100 GB/s, half from memory at 50.
+        #expect(abs(seconds(read: 48e6) - (24e6 / 100e9 + 24e6 / 50e9)) < 1e-15)
+        #expect(abs(seconds(read: 128e6, .movement) - 128e6 / 5e9) < 1e-15, "slower than memory: its own")
+        let product = Cost(flops: 2e6, bytesRead: 1e6)
+        #expect(profile.seconds(for: product, costClass: .elementwise) == 2e6 / 100e9)
+        let streamed = profile.seconds(for: product, costClass: .elementwise, streamedBytes: 4e6)
+        #expect(abs(streamed - 4e6 / 50e9) < 1e-15, "a 4 MB weight read at 50 GB/s")
+    }
+
+    /// The cache the memory terms start beyond is the largest read probe whose best run was still
+    /// nearer the in-cache rate than the memory's (at or above their geometric mean, 40 GB/s for
+    /// 80 and 20), at most the stated size; the stated size when every probe read in the cache,
+    /// when a rate is missing, or when the rates do not tell the cache from memory.
+    @Test func theCacheIsTheLargestReadThatRanInIt() {
+        let mib = 1 << 20
+        func cache(_ rates: [Double?], stated: Int?) -> Int {
+            Calibration.effectiveCacheBytes(
+                inCache: 80, memory: 20, base: 12 * mib,
+                probes: zip([32 * mib, 64 * mib, 128 * mib], rates).map { ($0, $1) }, stated: stated)
+        }
+        // A virtual machine's sysfs states its socket's 260 MiB; its share read 64 MiB in cache.
+        #expect(cache([70, 45, 25], stated: 260 * mib) == 64 * mib)
+        #expect(cache([70, 40, 25], stated: 260 * mib) == 64 * mib, "at the threshold: in cache")
+        #expect(cache([30, 25, 22], stated: 260 * mib) == 12 * mib, "none in cache: the in-cache probe's")
+        #expect(cache([70, 45, 22], stated: 48 * mib) == 48 * mib, "never above the stated size")
+        #expect(cache([70, 45, 22], stated: nil) == 64 * mib)
+        #expect(cache([70, 65, 60], stated: 260 * mib) == 260 * mib)
+        #expect(cache([70, 65, 60], stated: nil) == 128 * mib)
+        #expect(cache([70, nil, 60], stated: 260 * mib) == 260 * mib)
+        let flat = Calibration.effectiveCacheBytes(
+            inCache: 20, memory: 25, base: 12 * mib, probes: [(32 * mib, 22)], stated: 30 * mib)
+        #expect(flat == 30 * mib)
+        let unmeasured = Calibration.effectiveCacheBytes(
+            inCache: nil, memory: 25, base: 12 * mib, probes: [(32 * mib, 22)], stated: nil)
+        #expect(unmeasured == 12 * mib)
+    }
+
+    /// Memory terms stored before reads had a rate of their own decode with none (the stream's).
+    @Test func storedTermsWithoutAReadRateDecode() throws {
+        let old = try JSONDecoder().decode(MemoryTerms.self, from: Data(#"{"cacheBytes":1,"gbPerSecond":2}"#.utf8))
+        #expect(old == MemoryTerms(cacheBytes: 1, gbPerSecond: 2))
+        #expect(old.readGBPerSecond == nil)
+        let new = MemoryTerms(cacheBytes: 64, gbPerSecond: 30, readGBPerSecond: 45)
+        #expect(try JSONDecoder().decode(MemoryTerms.self, from: JSONEncoder().encode(new)) == new)
+    }
+
+    /// A probe's warm-up runs are left out of its samples; the reads that find the cache (32, 64
+    /// and 128 MiB) and the memory's read run on host memory alone.
+    @Test func warmUpRunsAreNotSampled() throws {
+        let times = try Calibration.samples(OpenBLASBackend(), runs: 3, warmUpRuns: 2) {
+            Tensor(shape: [4], scalars: [1, 2, 3, 4]).softmax()
+        }
+        #expect(times.count == 3)
+        let mib = Double(1 << 20)
+        let probes = Calibration.memoryProbes
+        #expect(probes.filter(\.hostMemoryOnly).count == 1 + Calibration.Sizes.cacheReadCounts.count)
+        #expect(Calibration.Sizes.cacheReadCounts.map { Double($0 * 4) / mib } == [32, 64, 128])
+    }
+}
