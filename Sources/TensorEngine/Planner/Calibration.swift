@@ -529,16 +529,22 @@ package enum Calibration {
     ) throws(TensorError) -> [Double] {
         var samples: [Double] = []
         let started = DispatchTime.now().uptimeNanoseconds
+        func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
         let planner = alone(backend)
-        for run in 0..<(warmUpRuns + runs) {
+        func run() throws(TensorError) -> Double {
             let target = build()
             guard let node = target.node else {
                 throw target.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
             }
             let plan = try planner.plan(targets: [node])
             let (_, _, steps) = try Executor(backends: [backend]).run(plan, measure: true)
-            if run >= warmUpRuns { samples.append(steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)) }
-            if Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 > budget, !samples.isEmpty { break }
+            return steps.dropFirst(afterFirstStep ? 1 : 0).reduce(0, +)
+        }
+        // Warm-up runs take at most half the budget (a slow device's transposes take 50 ms each).
+        for _ in 0..<warmUpRuns where elapsed() <= budget / 2 { _ = try run() }
+        for _ in 0..<runs {
+            samples.append(try run())
+            if elapsed() > budget { break }
         }
         return samples
     }
