@@ -24,8 +24,13 @@ extension Calibration {
             return { x.sum() }
         },
     ] + Sizes.cacheReadCounts.map { count in
-        Probe(name: .cacheRead(count), runs: 5, slowRuns: nil, budget: 0.3, keepsBest: true, hostMemoryOnly: true) {
-            _ throws(TensorError) in
+        // Five runs in a row to warm up, then five: how much of a working set the cache keeps
+        // grows over runs in a row (a 64 MiB sum read below the threshold after one run, as the
+        // benchmark's mean then read it at 50 GB/s).
+        Probe(
+            name: .cacheRead(count), runs: 5, slowRuns: nil, budget: 0.3, keepsBest: true, hostMemoryOnly: true,
+            warmUpRuns: 5, splitAcrossPasses: false
+        ) { _ throws(TensorError) in
             let x = try filled(count, 4)
             return { x.sum() }
         }
@@ -68,7 +73,7 @@ extension Calibration {
     }
 
     /// The bytes of cache the memory terms start beyond: the largest working set of the read
-    /// probes whose best run still read nearer the in-cache rate than the memory's (at or above
+    /// probes whose best run (after runs in a row) still read nearer the in-cache rate than the memory's (at or above
     /// their geometric mean), at most the size the device states; the stated size (or the
     /// in-cache probe's bytes, where it states none) when the rates do not tell. Reads, not a
     /// stream: on one shared server a stream of 24 MiB already slowed while a sum of 64 MiB read
