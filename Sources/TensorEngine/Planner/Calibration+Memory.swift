@@ -40,7 +40,7 @@ extension Calibration {
         // row (on one shared server from 9 ms a run to 4.2 over fifteen, after other work), as a
         // benchmark of it runs: twelve runs to warm up, then eight, all in the first pass.
         Probe(
-            name: .memoryMovement, runs: 8, slowRuns: nil, budget: 0.5, warmUpRuns: 12, splitAcrossPasses: false
+            name: .memoryMovement, runs: 8, slowRuns: nil, budget: 0.3, warmUpRuns: 12, splitAcrossPasses: false
         ) { _ throws(TensorError) in
             let edge = Sizes.memoryMovementEdge
             let square = try filled(edge * edge, 6).reshaped(to: [edge, edge])

@@ -280,11 +280,12 @@ package enum Calibration {
         },
         // Window work: a depthwise 3 × 3 convolution, which no backend lowers to a product, on
         // two plane sizes: the rate of window work grows with its size, as a product's does. Runs
-        // of tens of microseconds: a hundred of them, so that the median is a warm run's.
-        Probe(name: .depthwise, runs: 100, slowRuns: 10) { scale throws(TensorError) in
+        // of tens of microseconds: a hundred of them, so that the median is a warm run's; within
+        // 0.3 s (PoCL's CPU device takes milliseconds a run, and spent 0.65 s on the large one).
+        Probe(name: .depthwise, runs: 100, slowRuns: 10, budget: 0.3) { scale throws(TensorError) in
             try depthwiseProbe(scale, edge: Sizes.depthwiseEdge)
         },
-        Probe(name: .largeDepthwise, runs: 100, slowRuns: 4) { scale throws(TensorError) in
+        Probe(name: .largeDepthwise, runs: 100, slowRuns: 4, budget: 0.3) { scale throws(TensorError) in
             try depthwiseProbe(scale, edge: Sizes.largeDepthwiseEdge)
         },
         // Pointwise work: 1 × 1 convolutions at two sizes (not on the naive loops, which price
