@@ -73,11 +73,12 @@ extension Calibration {
     }
 
     /// The bytes of cache the memory terms start beyond: the largest working set of the read
-    /// probes whose best run (after runs in a row) still read nearer the in-cache rate than the memory's (at or above
-    /// their geometric mean), at most the size the device states; the stated size (or the
-    /// in-cache probe's bytes, where it states none) when the rates do not tell. Reads, not a
+    /// probes whose best run (after runs in a row) still read nearer the in-cache rate than the
+    /// memory's (at or above their geometric mean), at most the size the device states; the
+    /// stated size (or the in-cache probe's bytes, where it states none) when the rates do not
+    /// tell. Reads, not a
     /// stream: on one shared server a stream of 24 MiB already slowed while a sum of 64 MiB read
-    /// at the cache's rate, and the memory terms price the stream's writes apart.
+    /// at 45 GB/s, near the 54 of 12 MiB; the memory terms price the stream's writes apart.
     static func effectiveCacheBytes(
         inCache: Double?, memory: Double, base: Int, probes: [(bytes: Int, rate: Double?)], stated: Int?
     ) -> Int {

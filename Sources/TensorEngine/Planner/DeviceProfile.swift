@@ -199,9 +199,9 @@ public struct MemoryTerms: Sendable, Hashable, Codable {
     /// GB/s of a stream through memory, far beyond the cache: two operands read, one written.
     public var gbPerSecond: Double
     /// GB/s of reading alone through memory (a reduction's), far beyond the cache; `nil`: the
-    /// stream's. A write costs more than a read (its line is read before it is written, and
-    /// written back later): on one shared server a 192 MiB sum read at 50 GB/s while a stream
-    /// moved 27.
+    /// stream's. A write usually costs more than a read (its line is read before it is written,
+    /// and written back later), so a stream's bytes tell reads and writes apart only with a
+    /// read rate beside it.
     public var readGBPerSecond: Double?
 
     /// Memory past a cache of `cacheBytes`, streamed at `gbPerSecond` and read alone at
@@ -212,8 +212,9 @@ public struct MemoryTerms: Sendable, Hashable, Codable {
         self.readGBPerSecond = readGBPerSecond
     }
 
-    /// GB/s of reads from memory: the read probe's, and at least the stream's (a read probe
-    /// slower than the stream measured a slow spell, not the memory).
+    /// GB/s of reads from memory: the read probe's, and at least the stream's, so that writes
+    /// are never priced faster than reads (on the shared Xeon of 2026-12-07 reads alone ran at
+    /// 22-28 GB/s beside a stream at 28-33, and both take the stream's).
     public var readRate: Double { Swift.max(readGBPerSecond ?? gbPerSecond, gbPerSecond) }
 
     /// GB/s of writes to memory: the stream's time less its two reads', over its one write.
