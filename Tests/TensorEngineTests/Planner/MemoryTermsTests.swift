@@ -93,7 +93,8 @@ struct MemoryTermsTests {
     }
 
     /// A probe's warm-up runs are left out of its samples; the reads that find the cache (32, 64
-    /// and 128 MiB) and the memory's read run on host memory alone.
+    /// and 128 MiB), the memory's read and the transpose beyond the cache run on host memory alone:
+    /// a device's terms are its stream's.
     @Test func warmUpRunsAreNotSampled() throws {
         let times = try Calibration.samples(OpenBLASBackend(), runs: 3, warmUpRuns: 2) {
             Tensor(shape: [4], scalars: [1, 2, 3, 4]).softmax()
@@ -101,7 +102,10 @@ struct MemoryTermsTests {
         #expect(times.count == 3)
         let mib = Double(1 << 20)
         let probes = Calibration.memoryProbes
-        #expect(probes.filter(\.hostMemoryOnly).count == 1 + Calibration.Sizes.cacheReadCounts.count)
+        let hostOnly = probes.filter(\.hostMemoryOnly).map(\.name)
+        #expect(hostOnly.count == 2 + Calibration.Sizes.cacheReadCounts.count)
+        #expect(hostOnly.contains(.memoryMovement) && hostOnly.contains(.memoryRead))
+        #expect(!hostOnly.contains(.memoryStream))
         #expect(Calibration.Sizes.cacheReadCounts.map { Double($0 * 4) / mib } == [32, 64, 128])
     }
 }
