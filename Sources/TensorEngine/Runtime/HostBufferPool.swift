@@ -33,6 +33,9 @@ final class HostBufferPool: Sendable {
     /// small values while a later step of the evaluation asks for a fresh large block.
     static let largestReuseFactor = 8
 
+    /// The size of a transparent huge page on x86-64 and most arm64 Linux kernels.
+    static let hugePageBytes = 2 << 20
+
     let budget: Int
     private let state = Guarded(State())
 
