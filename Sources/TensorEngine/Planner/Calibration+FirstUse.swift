@@ -40,8 +40,9 @@ extension Calibration {
     /// Calibrates each backend of `backends` that `profiles` holds only by its default, or by a
     /// profile measured on a busy machine long enough ago (``DeviceProfile/wantsCalibration(at:)``),
     /// as ``calibratesOnFirstUse(_:)`` allows; stores the new profiles in `store` and returns
-    /// `profiles` with them in place. Takes about 5 s on 2 cores with PoCL's CPU device beside the
-    /// host backend (1.6 s for the host backend alone), once: later processes
+    /// `profiles` with them in place. Takes about 2 s on 2 cores with PoCL's CPU device beside the
+    /// host backend (0.7 s for the host backend alone; 3.6 s and 5 s on two machines before the
+    /// probes' budgets were cut), once: later processes
     /// read the stored profiles. The cores' availability is measured before and after
     /// (``CoreAvailability``); when either says the machine was busy, the profiles are marked
     /// (``DeviceProfile/measuredOnBusyMachine``) and measured again by a later process. A backend
