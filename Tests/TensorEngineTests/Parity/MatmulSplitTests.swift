@@ -19,6 +19,9 @@ struct MatmulSplitTests {
         let attention = MatmulSplit(batches: 384, m: 22, n: 22, k: 32, workers: 2, kernel: .openBLAS)
         #expect(attention.axis == .batch && attention.parts == 4 && attention.alignment == 1)
         #expect(MatmulSplit(batches: 1, m: 8, n: 8, k: 8, workers: 2, kernel: .openBLAS).parts == 1)
+        // 2¹⁸ multiply-adds: a piece per worker (2¹⁷ each), where pieces of 2¹⁹ would make one.
+        #expect(MatmulSplit(batches: 1, m: 64, n: 64, k: 64, workers: 2, kernel: .avx512).parts == 2)
+        #expect(MatmulSplit(batches: 1, m: 64, n: 64, k: 32, workers: 2, kernel: .avx512).parts == 1)
         #expect(MatmulSplit(batches: 1, m: 4096, n: 4096, k: 4096, workers: 1, kernel: .openBLAS).parts == 1)
         let large = MatmulSplit(batches: 1, m: 1024, n: 1024, k: 1024, workers: 2, kernel: .openBLAS)
         #expect(large.parts == 1 && large.libraryThreads == 2)
