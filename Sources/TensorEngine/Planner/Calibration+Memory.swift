@@ -60,14 +60,35 @@ extension Calibration {
         }
         let read = measured.rate(.memoryRead, bytes: Sizes.memoryReadCount * 4, launch: .reductionLaunch)
         let base = Sizes.longReductionRows(measured.scale) * 1024 * 4
+        let inCache = measured.rate(.reduceLong, bytes: base, launch: .reductionLaunch)
+        let probes = Sizes.cacheReadCounts.map { count in
+            (bytes: count * 4, rate: measured.rate(.cacheRead(count), bytes: count * 4, launch: .reductionLaunch))
+        }
         let cache = effectiveCacheBytes(
-            inCache: measured.rate(.reduceLong, bytes: base, launch: .reductionLaunch), memory: read ?? stream,
-            base: base,
-            probes: Sizes.cacheReadCounts.map { count in
-                (count * 4, measured.rate(.cacheRead(count), bytes: count * 4, launch: .reductionLaunch))
-            },
-            stated: stated)
-        return MemoryTerms(cacheBytes: Double(cache), gbPerSecond: stream, readGBPerSecond: read)
+            inCache: inCache, memory: read ?? stream, base: base, probes: probes, stated: stated)
+        return MemoryTerms(
+            cacheBytes: Double(cache), gbPerSecond: stream, readGBPerSecond: read,
+            cachedShares: cachedShares(
+                inCache: inCache, memory: read ?? stream,
+                probes: probes + [(Sizes.memoryReadCount * 4, read)]))
+    }
+
+    /// The shares of the read probes' working sets read from the cache
+    /// (``CachedShare/share(rate:inCache:memory:)``), in order of size; `nil` when a rate is
+    /// missing or the cache is no faster than the memory. The memory read's own share is 0 by
+    /// construction: beyond it, reads are priced wholly at the memory's rate.
+    static func cachedShares(
+        inCache: Double?, memory: Double, probes: [(bytes: Int, rate: Double?)]
+    ) -> [CachedShare]? {
+        guard let inCache else { return nil }
+        var shares: [CachedShare] = []
+        for (bytes, rate) in probes.sorted(by: { $0.bytes < $1.bytes }) {
+            guard let rate, let share = CachedShare.share(rate: rate, inCache: inCache, memory: memory) else {
+                return nil
+            }
+            shares.append(CachedShare(bytes: Double(bytes), share: share))
+        }
+        return shares.isEmpty ? nil : shares
     }
 
     /// GB/s of the transpose far beyond the cache, its bytes read and written.

@@ -29,8 +29,8 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     /// Memory beyond the device's last-level cache. The rows' GB/s are rates of work whose bytes
     /// fit in that cache (a calibration measures them there); work that moves twice
     /// ``MemoryTerms/cacheBytes`` or more reads and writes at the memory's rates at most, and
-    /// work between one and two caches at a blend of the two. `nil`: the rows' rates hold at
-    /// every size.
+    /// work between one and two caches at a blend of the two, or at the blend the calibration's
+    /// reads measured (``MemoryTerms/cachedShares``). `nil`: the rows' rates hold at every size.
     public var memory: MemoryTerms?
     /// When the calibration that made the profile ran while other work held some of the machine's
     /// cores (``CoreAvailability``), the time it ran: its figures describe the contended machine,
@@ -94,14 +94,15 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
 
     /// Seconds the work of this row takes to read and write its bytes: at the row's own GB/s
     /// while they fit in the cache, from memory (``MemoryTerms``, or the row's own memory rate)
-    /// from twice its size, and a blend of the two between (a last-level cache keeps much of a
-    /// working set its size: on a 32 MiB cache a layer norm over 32 MiB runs at twice the
-    /// memory's rate, a mean over 64 MiB at the memory's). Never faster than in the cache.
+    /// beyond it, in the shares ``MemoryTerms/cachedShare(of:)`` gives: measured by the
+    /// calibration's reads, else all from memory from twice the cache's size and a straight
+    /// blend between (a last-level cache keeps much of a working set its size). Never faster
+    /// than in the cache.
     func movingSeconds(_ cost: Cost, _ row: CostTerms) -> Double {
         let bytes = cost.bytesMoved
         let inCache = bytes / (row.gbPerSecond * 1e9)
         guard let memory, bytes > memory.cacheBytes else { return inCache }
-        let cached = Swift.min(1, Swift.max(0, 2 - bytes / Swift.max(memory.cacheBytes, 1)))
+        let cached = memory.cachedShare(of: bytes)
         let fromMemory = row.memoryGBPerSecond.map { bytes / ($0 * 1e9) }
             ?? memory.seconds(reading: cost.bytesRead, writing: cost.bytesWritten)
         return cached * inCache + (1 - cached) * Swift.max(inCache, fromMemory)
@@ -203,13 +204,42 @@ public struct MemoryTerms: Sendable, Hashable, Codable {
     /// and written back later), so a stream's bytes tell reads and writes apart only with a
     /// read rate beside it.
     public var readGBPerSecond: Double?
+    /// How much of a working set beyond ``cacheBytes`` still comes from the cache, measured by
+    /// reads of a few sizes, in order of size; `nil` or empty: a straight fall from all of it at
+    /// ``cacheBytes`` to none at twice that. A last-level cache that is not strictly LRU keeps
+    /// part of a larger working set: on a 32 MiB one a 64 MiB sum read at 55 GB/s, beside 37
+    /// from far beyond and 169 in the cache.
+    public var cachedShares: [CachedShare]?
 
     /// Memory past a cache of `cacheBytes`, streamed at `gbPerSecond` and read alone at
-    /// `readGBPerSecond` (`nil`: the stream's rate).
-    public init(cacheBytes: Double, gbPerSecond: Double, readGBPerSecond: Double? = nil) {
+    /// `readGBPerSecond` (`nil`: the stream's rate), with the measured `cachedShares` beyond it.
+    public init(
+        cacheBytes: Double, gbPerSecond: Double, readGBPerSecond: Double? = nil, cachedShares: [CachedShare]? = nil
+    ) {
         self.cacheBytes = cacheBytes
         self.gbPerSecond = gbPerSecond
         self.readGBPerSecond = readGBPerSecond
+        self.cachedShares = cachedShares
+    }
+
+    /// The share of a working set of `bytes` that comes from the cache: all of it up to
+    /// ``cacheBytes``; beyond, the measured ``cachedShares`` interpolated over the logarithm of
+    /// the size (from all of it at ``cacheBytes`` to the first, and the last one's beyond it),
+    /// else a straight fall to none at twice ``cacheBytes``.
+    public func cachedShare(of bytes: Double) -> Double {
+        guard bytes > cacheBytes else { return 1 }
+        let points = (cachedShares ?? []).filter { $0.bytes > cacheBytes && $0.bytes.isFinite }
+        guard !points.isEmpty else { return Swift.min(1, Swift.max(0, 2 - bytes / Swift.max(cacheBytes, 1))) }
+        var (lowBytes, lowShare) = (Swift.max(cacheBytes, 1), 1.0)
+        for point in points {
+            let share = Swift.min(lowShare, Swift.max(0, point.share))
+            if bytes <= point.bytes {
+                let t = log(bytes / lowBytes) / log(point.bytes / lowBytes)
+                return lowShare + (share - lowShare) * t
+            }
+            (lowBytes, lowShare) = (point.bytes, share)
+        }
+        return lowShare
     }
 
     /// GB/s of reads from memory: the read probe's, and at least the stream's, so that writes
@@ -224,6 +254,29 @@ public struct MemoryTerms: Sendable, Hashable, Codable {
     /// Seconds to read and write these bytes from and to memory, beyond the cache.
     public func seconds(reading bytesRead: Double, writing bytesWritten: Double = 0) -> Double {
         bytesRead / (readRate * 1e9) + bytesWritten / (writeRate * 1e9)
+    }
+}
+
+/// The share of a working set of one size that a device's reads still find in its cache.
+public struct CachedShare: Sendable, Hashable, Codable {
+    /// The working set's bytes.
+    public var bytes: Double
+    /// The share of its bytes read at the in-cache rate, from 0 (all from memory) to 1.
+    public var share: Double
+
+    /// A working set of `bytes`, `share` of it read from the cache.
+    public init(bytes: Double, share: Double) {
+        self.bytes = bytes
+        self.share = share
+    }
+
+    /// The share a read at `rate` GB/s finds in the cache, between reads at `inCache` and at
+    /// `memory` GB/s: the weight of the in-cache rate in its time per byte, from 0 to 1; `nil`
+    /// when the cache is no faster than the memory.
+    public static func share(rate: Double, inCache: Double, memory: Double) -> Double? {
+        guard inCache > memory, rate > 0, memory > 0 else { return nil }
+        let share = (1 / rate - 1 / memory) / (1 / inCache - 1 / memory)
+        return Swift.min(1, Swift.max(0, share))
     }
 }
 

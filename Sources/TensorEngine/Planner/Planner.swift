@@ -127,7 +127,8 @@ package struct Planner {
         }
         // The graph's sources (a model's weights, its inputs) are read afresh by every evaluation:
         // when together they outgrow a device's last-level cache, each step streams the sources
-        // it reads from memory (MiniLM-L6's 90 MB of weights), however few bytes the step moves.
+        // it reads from memory (MiniLM-L6's 90 MB of weights), however few bytes the step moves:
+        // the share of them the cache does not keep (``MemoryTerms/cachedShare(of:)``).
         let sourceIDs = Set(sources.map(\.id))
         let sourceBytes = sources.reduce(0.0) { $0 + Double($1.signature.byteCount) }
         var options:
@@ -156,10 +157,11 @@ package struct Planner {
                 let own: Double
                 switch allowed[b].capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature) {
                 case .kernel:
-                    let cache = allowedProfiles[b]?.memory?.cacheBytes ?? .infinity
+                    // The share of the sources the cache keeps comes from it (all while they fit).
+                    let fromMemory = 1 - (allowedProfiles[b]?.memory?.cachedShare(of: sourceBytes) ?? 1)
                     own = estimate(
                         opCost, operands: candidate.operands.count, on: b,
-                        streamedBytes: sourceBytes > cache ? sourceOperandBytes : 0)
+                        streamedBytes: sourceOperandBytes * fromMemory)
                 case .lowered(let parts):
                     own = parts.reduce(0.0) { total, part in
                         var partCost = part.op.descriptor.cost(part.op, part.inputs, part.output)

@@ -12,7 +12,8 @@ package enum ProfileStore {
     /// 4: the rows' GB/s measured in cache, and the memory's beyond it (``DeviceProfile/memory``).
     /// 5: the cache's size as the device's work keeps it, the reads' rate beyond it
     /// (``MemoryTerms/readGBPerSecond``), and the long reduction on 12 MiB.
-    static let schemaVersion = 5
+    /// 6: the shares of working sets beyond the cache read from it (``MemoryTerms/cachedShares``).
+    static let schemaVersion = 6
 
     struct File: Codable {
         var schemaVersion: Int

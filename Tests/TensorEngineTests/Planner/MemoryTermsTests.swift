@@ -83,12 +83,58 @@ struct MemoryTermsTests {
         #expect(unmeasured == 12 * mib)
     }
 
+    /// A read at 40 GB/s between 100 in the cache and 25 from memory spends 25 ps a byte: half of
+    /// its bytes at 10 ps and half at 40. Rates beyond either end are clamped; no share without
+    /// a cache faster than the memory.
+    @Test func aReadsCachedShareIsItsWeightBetweenTheRates() {
+        #expect(CachedShare.share(rate: 40, inCache: 100, memory: 25) == 0.5)
+        #expect(CachedShare.share(rate: 25, inCache: 100, memory: 25) == 0)
+        #expect(CachedShare.share(rate: 100, inCache: 100, memory: 25) == 1)
+        #expect(CachedShare.share(rate: 120, inCache: 100, memory: 25) == 1)
+        #expect(CachedShare.share(rate: 20, inCache: 100, memory: 25) == 0)
+        #expect(CachedShare.share(rate: 40, inCache: 25, memory: 25) == nil)
+        // The calibration's shares, by size, from the read probes' rates.
+        let shares = Calibration.cachedShares(
+            inCache: 100, memory: 25, probes: [(128, 25), (64, 40), (32, 100)])
+        #expect(
+            shares == [CachedShare(bytes: 32, share: 1), .init(bytes: 64, share: 0.5), .init(bytes: 128, share: 0)])
+        #expect(Calibration.cachedShares(inCache: 100, memory: 25, probes: [(64, 40), (128, nil)]) == nil)
+        #expect(Calibration.cachedShares(inCache: nil, memory: 25, probes: [(64, 40)]) == nil)
+    }
+
+    /// Measured shares are interpolated over the logarithm of the size, from all of a working set
+    /// at the cache's size; a share above a smaller size's is taken as that one; beyond the last,
+    /// the last. A 64 MB sum with half its bytes in cache: half at 100 GB/s, half at 25.
+    @Test func measuredSharesPriceTheStepsBeyondTheCache() {
+        let memory = MemoryTerms(
+            cacheBytes: 32e6, gbPerSecond: 25,
+            cachedShares: [
+                .init(bytes: 16e6, share: 1), .init(bytes: 64e6, share: 0.5), .init(bytes: 128e6, share: 0.2),
+            ])
+        #expect(memory.cachedShare(of: 32e6) == 1)
+        #expect(abs(memory.cachedShare(of: (32e6 * 64e6).squareRoot()) - 0.75) < 1e-12)
+        #expect(abs(memory.cachedShare(of: 64e6) - 0.5) < 1e-12)
+        #expect(abs(memory.cachedShare(of: (64e6 * 128e6).squareRoot()) - 0.35) < 1e-12)
+        #expect(abs(memory.cachedShare(of: 400e6) - 0.2) < 1e-12)
+        let rising = MemoryTerms(
+            cacheBytes: 32e6, gbPerSecond: 25,
+            cachedShares: [.init(bytes: 64e6, share: 0.3), .init(bytes: 128e6, share: 0.5)])
+        #expect(abs(rising.cachedShare(of: 128e6) - 0.3) < 1e-12)
+        #expect(MemoryTerms(cacheBytes: 32e6, gbPerSecond: 25).cachedShare(of: 48e6) == 0.5, "no shares: straight")
+        var profile = PlannerTests.profile(.openblas, gflops: 100, bandwidth: 1, launch: 0, link: nil)
+        profile.rows = [.reduction: CostTerms(gflops: 100, gbPerSecond: 100, launchSeconds: 0)]
+        profile.memory = memory
+        let sum = profile.seconds(for: Cost(bytesRead: 64e6), costClass: .reduction)
+        #expect(abs(sum - (32e6 / 100e9 + 32e6 / 25e9)) < 1e-15)
+    }
+
     /// Memory terms stored before reads had a rate of their own decode with none (the stream's).
     @Test func storedTermsWithoutAReadRateDecode() throws {
         let old = try JSONDecoder().decode(MemoryTerms.self, from: Data(#"{"cacheBytes":1,"gbPerSecond":2}"#.utf8))
         #expect(old == MemoryTerms(cacheBytes: 1, gbPerSecond: 2))
-        #expect(old.readGBPerSecond == nil)
-        let new = MemoryTerms(cacheBytes: 64, gbPerSecond: 30, readGBPerSecond: 45)
+        #expect(old.readGBPerSecond == nil && old.cachedShares == nil)
+        let new = MemoryTerms(
+            cacheBytes: 64, gbPerSecond: 30, readGBPerSecond: 45, cachedShares: [.init(bytes: 128, share: 0.25)])
         #expect(try JSONDecoder().decode(MemoryTerms.self, from: JSONEncoder().encode(new)) == new)
     }
 
