@@ -99,11 +99,13 @@ struct CostModelTests {
     }
 
     /// The planner streams a step's source operands only when the graph's sources together
-    /// outgrow the cache: a product by a 4 MB weight beside 40 MB of other weights is priced at
-    /// the memory's rate for its weight, alone at its arithmetic's.
+    /// outgrow the cache: a product by a 4 MB weight beside 40 MB of other weights (beyond twice a
+    /// 16 MB cache) is priced at the memory's rate for its weight, alone at its arithmetic's; with
+    /// a 32 MB cache, whose share of the 44 MB of sources falls straight from all at 32 MB to none
+    /// at 64, the share it does not keep (0.3755) is streamed.
     @Test func weightsBeyondTheCacheAreStreamed() throws {
         var profile = PlannerTests.profile(.openblas, gflops: 1000, bandwidth: 1000, launch: 0, link: nil)
-        profile.memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 20)
+        profile.memory = MemoryTerms(cacheBytes: 16e6, gbPerSecond: 20)
         let planner = Planner(
             backends: [SyntheticDevice(id: .openblas, memorySpace: .host)], profiles: [.openblas: profile],
             policy: .only(.openblas))
@@ -126,6 +128,16 @@ struct CostModelTests {
         let plan = ComputePlan(try planner.plan(targets: [rows].compactMap(\.node)), cached: false)
         let gather = try #require(plan.operations.first { $0.op == "gather" }).estimatedCost.seconds
         #expect(gather < 1e-5, "3 rows of 4 kB: \(gather)")
+        // A 32 MB cache keeps 2 - 44.016 / 32 of the sources; the rest of the weight is streamed.
+        profile.memory = MemoryTerms(cacheBytes: 32e6, gbPerSecond: 20)
+        let blended = Planner(
+            backends: [SyntheticDevice(id: .openblas, memorySpace: .host)], profiles: [.openblas: profile],
+            policy: .only(.openblas))
+        let partly = ComputePlan(
+            try blended.plan(targets: [x.matmul(weight), others.sum()].compactMap(\.node)), cached: false)
+        let share = 44.016e6 / 32e6 - 1
+        let product = try #require(partly.operations.first { $0.op == "matmul" }).estimatedCost.seconds
+        #expect(abs(product - share * 4.016e6 / 20e9) < 1e-9, "\(product)")
     }
 
     /// Sizes of caches as sysfs writes them.
