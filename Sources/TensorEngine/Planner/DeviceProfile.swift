@@ -228,10 +228,12 @@ public struct MemoryTerms: Sendable, Hashable, Codable {
     /// else a straight fall to none at twice ``cacheBytes``.
     public func cachedShare(of bytes: Double) -> Double {
         guard bytes > cacheBytes else { return 1 }
-        let points = (cachedShares ?? []).filter { $0.bytes > cacheBytes && $0.bytes.isFinite }
+        // In order of size whatever a stored file says, finite, and each larger than the last.
+        let points = (cachedShares ?? []).filter { $0.bytes > cacheBytes && $0.bytes.isFinite && $0.share.isFinite }
+            .sorted { $0.bytes < $1.bytes }
         guard !points.isEmpty else { return Swift.min(1, Swift.max(0, 2 - bytes / Swift.max(cacheBytes, 1))) }
         var (lowBytes, lowShare) = (Swift.max(cacheBytes, 1), 1.0)
-        for point in points {
+        for point in points where point.bytes > lowBytes {
             let share = Swift.min(lowShare, Swift.max(0, point.share))
             if bytes <= point.bytes {
                 let t = log(bytes / lowBytes) / log(point.bytes / lowBytes)

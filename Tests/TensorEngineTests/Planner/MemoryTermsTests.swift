@@ -121,6 +121,16 @@ struct MemoryTermsTests {
             cachedShares: [.init(bytes: 64e6, share: 0.3), .init(bytes: 128e6, share: 0.5)])
         #expect(abs(rising.cachedShare(of: 128e6) - 0.3) < 1e-12)
         #expect(MemoryTerms(cacheBytes: 32e6, gbPerSecond: 25).cachedShare(of: 48e6) == 0.5, "no shares: straight")
+        // Shares as a hand-edited file may hold them: out of order, repeated, not finite.
+        let edited = MemoryTerms(
+            cacheBytes: 32e6, gbPerSecond: 25,
+            cachedShares: [
+                .init(bytes: 128e6, share: 0.2), .init(bytes: 64e6, share: 0.5), .init(bytes: 64e6, share: 0.5),
+                .init(bytes: .infinity, share: 0), .init(bytes: 96e6, share: .nan),
+            ])
+        #expect(abs(edited.cachedShare(of: 64e6) - 0.5) < 1e-12)
+        #expect(abs(edited.cachedShare(of: (64e6 * 128e6).squareRoot()) - 0.35) < 1e-12)
+        #expect(abs(edited.cachedShare(of: 1e12) - 0.2) < 1e-12)
         var profile = PlannerTests.profile(.openblas, gflops: 100, bandwidth: 1, launch: 0, link: nil)
         profile.rows = [.reduction: CostTerms(gflops: 100, gbPerSecond: 100, launchSeconds: 0)]
         profile.memory = memory
