@@ -131,6 +131,9 @@ package struct Planner {
         // the share of them the cache does not keep (``MemoryTerms/cachedShare(of:)``).
         let sourceIDs = Set(sources.map(\.id))
         let sourceBytes = sources.reduce(0.0) { $0 + Double($1.signature.byteCount) }
+        // Per device, the share of the sources the cache does not keep (all kept while they fit):
+        // the same for every step, so worked out once.
+        let sourcesFromMemory = allowedProfiles.map { 1 - ($0?.memory?.cachedShare(of: sourceBytes) ?? 1) }
         var options:
             [(supported: [Int], seconds: PerBackend<Double>, total: PerBackend<Double>, cost: Cost, lowered: [Int])] =
                 []
@@ -157,11 +160,9 @@ package struct Planner {
                 let own: Double
                 switch allowed[b].capability(for: candidate.kernel, inputs: inputs, output: candidate.node.signature) {
                 case .kernel:
-                    // The share of the sources the cache keeps comes from it (all while they fit).
-                    let fromMemory = 1 - (allowedProfiles[b]?.memory?.cachedShare(of: sourceBytes) ?? 1)
                     own = estimate(
                         opCost, operands: candidate.operands.count, on: b,
-                        streamedBytes: sourceOperandBytes * fromMemory)
+                        streamedBytes: sourceOperandBytes * sourcesFromMemory[b])
                 case .lowered(let parts):
                     own = parts.reduce(0.0) { total, part in
                         var partCost = part.op.descriptor.cost(part.op, part.inputs, part.output)
