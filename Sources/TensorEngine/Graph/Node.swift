@@ -29,12 +29,25 @@ package final class Node: Sendable {
         case empty, storing, stored
     }
 
-    init(op: Op, inputs: [Node], signature: TensorSignature, location: SourceLocation?, data: Value? = nil) {
+    convenience init(
+        op: Op, inputs: [Node], signature: TensorSignature, location: SourceLocation?, data: Value? = nil
+    ) {
+        self.init(
+            op: op, inputs: inputs, signature: signature,
+            layout: data?.layout ?? Node.layout(of: op, inputs: inputs, signature: signature), location: location,
+            data: data)
+    }
+
+    /// A node whose layout the caller worked out (``layout`` says which it must be).
+    init(
+        op: Op, inputs: [Node], signature: TensorSignature, layout: Layout, location: SourceLocation?,
+        data: Value? = nil
+    ) {
         self.id = Node.nextID.add(1, ordering: .relaxed).newValue
         self.op = op
         self.inputs = inputs
         self.signature = signature
-        self.layout = data?.layout ?? Node.layout(of: op, inputs: inputs, signature: signature)
+        self.layout = layout
         self.location = location
         self.result = data
         self.resultState = Atomic(data == nil ? ResultState.empty.rawValue : ResultState.stored.rawValue)

@@ -24,11 +24,17 @@ package final class OpDescriptor: Sendable {
     /// prefix of a growable buffer); `nil` for every other op. Nodes are recorded with it, so it
     /// must be what every backend's kernel produces.
     let resultLayout: (@Sendable (Op, Layout, TensorSignature, TensorSignature) -> Layout?)?
+    /// For an elementwise op whose operands share one type from a set and whose result takes
+    /// their type (`add`, `exp`, ...): that set, so operands of one signature give a result of
+    /// the same signature when their type is in it, as the arity, operand types and shape rule
+    /// say. The front end's way past the rules for the common case; `nil` for every other op.
+    let sameSignatureTypes: ScalarTypeSet?
 
     init(
         name: String, category: OpCategory, arity: Arity, operandTypes: OperandTypes, shape: @escaping ShapeRule,
         cost: @escaping CostRule, tolerance: ToleranceRule, semantics: OpSemantics, samples: SampleSpec,
-        resultLayout: (@Sendable (Op, Layout, TensorSignature, TensorSignature) -> Layout?)? = nil
+        resultLayout: (@Sendable (Op, Layout, TensorSignature, TensorSignature) -> Layout?)? = nil,
+        sameSignatureTypes: ScalarTypeSet? = nil
     ) {
         self.name = name
         self.category = category
@@ -40,6 +46,7 @@ package final class OpDescriptor: Sendable {
         self.semantics = semantics
         self.samples = samples
         self.resultLayout = resultLayout
+        self.sameSignatureTypes = sameSignatureTypes
     }
 }
 

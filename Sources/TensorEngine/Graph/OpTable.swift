@@ -215,10 +215,16 @@ extension OpKind {
     ) -> OpDescriptor {
         let operands = (0..<arity.sampleCount).map(ScalarExpression.operand)
         let definition = ElementwiseDefinition(result: result) { op in expression(op, operands) }
+        let sameSignatureTypes: ScalarTypeSet? =
+            switch (types, result) {
+            case (.uniform(let accepted), .operandType): accepted
+            case (.uniform, .bool), (.uniform, .castTarget), (.first, _), (.masked, _): nil
+            }
         return OpDescriptor(
             name: caseName, category: .elementwise, arity: arity, operandTypes: types,
             shape: ShapeRules.elementwise(result), cost: CostRules.elementwise, tolerance: .fromExpression,
-            semantics: .elementwise(definition), samples: .elementwise(variants: variants))
+            semantics: .elementwise(definition), samples: .elementwise(variants: variants),
+            sameSignatureTypes: sameSignatureTypes)
     }
 
     private func unary(

@@ -1,14 +1,10 @@
 extension Tensor {
     /// Records a binary elementwise op after broadcasting the operands to a common shape.
     static func binary(_ kind: OpKind, _ a: Tensor, _ b: Tensor, at location: SourceLocation?) -> Tensor {
-        if kind == .multiply, let first = a.node, let second = b.node,
-            let gelu = recognizedGELU(first, second, at: location)
-        {
-            return gelu
-        }
-        // Operands of one shape, the common case: nothing to broadcast.
-        if let first = a.node, let second = b.node, first.signature.shape == second.signature.shape {
-            return record(Op(kind), first, second, at: location)
+        if let first = a.node, let second = b.node {
+            if kind == .multiply, let gelu = recognizedGELU(first, second, at: location) { return gelu }
+            // Operands of one shape, the common case: nothing to broadcast.
+            if first.signature.shape == second.signature.shape { return record(Op(kind), first, second, at: location) }
         }
         if a.error != nil { return a }
         if b.error != nil { return b }
@@ -28,10 +24,12 @@ extension Tensor {
     static func binary(
         _ kind: OpKind, _ a: Tensor, scalar: Double, scalarOnLeft: Bool = false, at location: SourceLocation?
     ) -> Tensor {
+        guard let node = a.node else { return a }
+        let signature = node.signature
         // Shaped like a one-element tensor already (`[1]`, `[1, 1]`): no broadcast node then,
         // which would double the ops a chain of tiny steps records.
-        let ones = a.shape.allSatisfy { $0 == 1 } ? a.shape : []
-        let s = Tensor.scalar(scalar, a.dtype, shape: ones)
+        let ones = signature.shape.allSatisfy { $0 == 1 } ? signature.shape : []
+        let s = Tensor.scalar(scalar, signature.scalarType, shape: ones)
         return scalarOnLeft ? binary(kind, s, a, at: location) : binary(kind, a, s, at: location)
     }
 

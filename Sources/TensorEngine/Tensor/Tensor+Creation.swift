@@ -55,20 +55,17 @@ extension Tensor {
     ///
     /// The constants are shared: a loop of `x * 1.5` steps records one constant, not one per
     /// step (each would be a node and a buffer, the larger part of a tiny op's cost). Constants
-    /// are immutable, so sharing them across graphs and threads is safe; the cache forgets
-    /// everything past a few hundred distinct scalars.
+    /// are immutable, so sharing them across graphs and threads is safe; the cache keeps the
+    /// last of the scalars that fall on each of its slots.
     static func scalar(_ value: Double, _ type: ScalarType, shape: [Int] = []) -> Tensor {
         let key = ScalarConstantKey(bits: value.bitPattern, type: type, rank: shape.count)
-        if let shared = scalarConstants.withLock({ $0[key] }) { return shared }
+        if let shared = scalarConstants.withLock({ $0.node(for: key) }) { return Tensor(node: shared) }
         let made = makeScalar(value, type, shape: shape)
-        scalarConstants.withLock { constants in
-            if constants.count >= 512 { constants.removeAll(keepingCapacity: true) }
-            constants[key] = made
-        }
+        if let node = made.node { scalarConstants.withLock { $0.keep(node, for: key) } }
         return made
     }
 
-    private static let scalarConstants = Guarded([ScalarConstantKey: Tensor]())
+    private static let scalarConstants = Guarded(ScalarConstantCache())
 
     private static func makeScalar(_ value: Double, _ type: ScalarType, shape: [Int]) -> Tensor {
         switch type {
@@ -290,8 +287,41 @@ extension Tensor: ExpressibleByArrayLiteral {
 
 /// A shared one-element constant's identity: the value's bits (so -0 and NaNs stay apart), its
 /// type and its rank (its shape is all ones).
-private struct ScalarConstantKey: Hashable, Sendable {
+private struct ScalarConstantKey: Sendable {
     let bits: UInt64
-    let type: ScalarType
-    let rank: Int
+    /// The scalar type's case number and the rank, in one word.
+    let tag: UInt64
+
+    init(bits: UInt64, type: ScalarType, rank: Int) {
+        self.bits = bits
+        self.tag = UInt64(truncatingIfNeeded: rank) << 3 | UInt64(type.caseNumber)
+    }
+}
+
+/// The shared one-element constants, direct-mapped: a key's slot comes from a multiplicative hash
+/// of its bits, and a new constant takes the place of the one there. A lookup is one probe and
+/// one comparison; a `Dictionary` of them (SipHash, a probe sequence) was a fifth of the time a
+/// chain of scalar steps took to record.
+private struct ScalarConstantCache {
+    private static var slotBits: Int { 9 }
+    private var keys = [ScalarConstantKey](repeating: ScalarConstantKey(bits: 0, type: .float32, rank: -1),
+                                           count: 1 << slotBits)
+    private var nodes = [Node?](repeating: nil, count: 1 << slotBits)
+
+    private func slot(_ key: ScalarConstantKey) -> Int {
+        let mixed = (key.bits ^ (key.tag &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.slotBits))
+    }
+
+    func node(for key: ScalarConstantKey) -> Node? {
+        let index = slot(key)
+        let held = keys[index]
+        return held.bits == key.bits && held.tag == key.tag ? nodes[index] : nil
+    }
+
+    mutating func keep(_ node: Node, for key: ScalarConstantKey) {
+        let index = slot(key)
+        keys[index] = key
+        nodes[index] = node
+    }
 }

@@ -41,6 +41,20 @@ extension Tensor {
     /// Records an op on two operands that hold nodes (not errors): a binary op's common case,
     /// without an array of operand tensors to build and take apart.
     static func record(_ op: Op, _ first: Node, _ second: Node, at location: SourceLocation?) -> Tensor {
+        // Operands of one signature under an op whose row says the result then has it too (and
+        // its size was checked with the operands'): its layout the first operand's when that is
+        // row-major, as for any fresh elementwise result. Checking the rules one by one was half
+        // of recording a step of a chain of scalar steps.
+        let signature = first.signature
+        let descriptor = op.descriptor
+        if let accepted = descriptor.sameSignatureTypes, descriptor.arity.accepts(2),
+            signature == second.signature, accepted.contains(signature.scalarType)
+        {
+            let layout =
+                first.layout.isRowMajor(shape: signature.shape) ? first.layout : Layout(contiguous: signature.shape)
+            return Tensor(
+                node: Node(op: op, inputs: [first, second], signature: signature, layout: layout, location: location))
+        }
         let signatures = [first.signature, second.signature]
         do {
             return try recorded(op, [first, second], signatures, at: location)
