@@ -24,6 +24,10 @@ package final class Node: Sendable {
     /// asks each node it reaches, so the question is one load, not a lock (whose two atomic
     /// read-modify-writes were most of the walk's time on a chain of scalar steps).
     private let resultState: Atomic<Int>
+    /// The epoch of the last graph walk that marked the node, and its mark (``GraphWalk``): read
+    /// and written only by the walk that holds the marks on the nodes.
+    nonisolated(unsafe) var walkEpoch: UInt64 = 0
+    nonisolated(unsafe) var walkPosition = 0
 
     private enum ResultState: Int {
         case empty, storing, stored

@@ -22,22 +22,9 @@ struct PlanKey: Sendable {
     let sizeFreeHash: Int
 
     init(graph: PendingGraph, targets: [Node], policy: ComputePolicy) {
-        var ops: [Op?] = []
-        ops.reserveCapacity(graph.nodes.count)
-        var wiring: [Int] = []
-        for node in graph.nodes {
-            guard !graph.isSource(node) else {
-                ops.append(nil)
-                continue
-            }
-            ops.append(node.op)
-            for input in node.inputs { wiring.append(graph.position(of: input.id) ?? -1) }
-            wiring.append(-2)
-        }
-        for target in targets { wiring.append(graph.position(of: target.id) ?? -1) }
-        self.ops = ops
+        self.ops = graph.nodes.indices.map { graph.isSource(at: $0) ? nil : graph.nodes[$0].op }
         self.signatures = graph.nodes.map(\.signature)
-        self.wiring = wiring
+        self.wiring = graph.wiring
         self.policy = policy
         contentHash = graph.structureHash
         sizeFreeHash = graph.sizeFreeHash(targets: targets)
@@ -67,8 +54,8 @@ struct PlanKey: Sendable {
 
     /// The walk behind both matches: per position the node against the key, then the wiring.
     private func compare(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy, upToSizes: Bool) -> Bool {
-        guard policy == self.policy, graph.nodes.count == ops.count else { return false }
-        var wire = 0
+        // The walk wrote the graph's wiring down in the key's form, the targets' positions last.
+        guard policy == self.policy, graph.nodes.count == ops.count, graph.wiring == wiring else { return false }
         for (position, node) in graph.nodes.enumerated() {
             let (new, old) = (node.signature, signatures[position])
             if upToSizes {
@@ -78,28 +65,19 @@ struct PlanKey: Sendable {
             } else {
                 guard new == old else { return false }
             }
+            let isSource = graph.isSource(at: position)
             guard let op = ops[position] else {
-                guard graph.isSource(node) else { return false }
+                guard isSource else { return false }
                 continue
             }
-            guard !graph.isSource(node) else { return false }
+            guard !isSource else { return false }
             if upToSizes {
                 guard node.op.kind == op.kind, !op.kind.isElementwise || node.op == op else { return false }
             } else {
                 guard node.op == op else { return false }
             }
-            for input in node.inputs {
-                guard wire < wiring.count, wiring[wire] == graph.position(of: input.id) ?? -1 else { return false }
-                wire += 1
-            }
-            guard wire < wiring.count, wiring[wire] == -2 else { return false }
-            wire += 1
         }
-        for target in targets {
-            guard wire < wiring.count, wiring[wire] == graph.position(of: target.id) ?? -1 else { return false }
-            wire += 1
-        }
-        return wire == wiring.count
+        return true
     }
 }
 
