@@ -67,27 +67,44 @@ package struct Executor {
             var remaining = 0
             var maker = -1
         }
-        var slots = [Slot](repeating: Slot(), count: nodes.count)
+        // Slots for the positions the plan reads or writes only, found through `slotOf` (-1 for
+        // none): a chain of scalar steps fused into one has a thousand positions and four such,
+        // and making a slot of values per position was a fifth of running its plan.
+        var slotOf = [Int](repeating: -1, count: nodes.count)
+        var slotCount = 0
+        func claim(_ position: Int) {
+            guard slotOf[position] < 0 else { return }
+            slotOf[position] = slotCount
+            slotCount += 1
+        }
+        for binding in bindings { claim(binding.position) }
+        for position in plan.template.targets { claim(position) }
+        for step in steps {
+            for operand in step.operands { claim(operand) }
+            claim(step.output)
+        }
+        var slots = [Slot](repeating: Slot(), count: slotCount)
         // By the position that made a buffer: its bytes and how many live values share it.
         var bufferBytes = [Int](repeating: 0, count: nodes.count)
         var bufferReaders = [Int](repeating: 0, count: nodes.count)
         var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         var liveBytes = 0
 
-        for binding in bindings { slots[binding.position].value = binding.value }
-        for position in plan.template.targets { slots[position].remaining += 1 }
-        for index in steps.indices { for operand in steps[index].operands { slots[operand].remaining += 1 } }
+        for binding in bindings { slots[slotOf[binding.position]].value = binding.value }
+        for position in plan.template.targets { slots[slotOf[position]].remaining += 1 }
+        for index in steps.indices { for operand in steps[index].operands { slots[slotOf[operand]].remaining += 1 } }
         let placements = ConcatPlacements(
             plan, isHost: { id in backends.contains { $0.id == id && $0.memorySpace == .host } },
-            reads: { slots[$0].remaining })
+            reads: { slotOf[$0] < 0 ? 0 : slots[slotOf[$0]].remaining })
         // By the concatenation's position: the buffer its placed operands are written into.
         var placedBuffers: [Int: HostBuffer] = [:]
 
         func release(_ position: Int) {
-            slots[position].remaining -= 1
-            guard slots[position].remaining == 0, slots[position].value != nil else { return }
-            slots[position].value = nil
-            let maker = slots[position].maker
+            let slot = slotOf[position]
+            slots[slot].remaining -= 1
+            guard slots[slot].remaining == 0, slots[slot].value != nil else { return }
+            slots[slot].value = nil
+            let maker = slots[slot].maker
             guard maker >= 0 else { return }
             bufferReaders[maker] -= 1
             if bufferReaders[maker] == 0 { liveBytes -= bufferBytes[maker] }
@@ -116,7 +133,7 @@ package struct Executor {
             var sharedMaker = -1
             var fresh = true
             for operand in steps[index].operands {
-                guard var value = slots[operand].value ?? nodes[operand].storedResult else {
+                guard var value = slots[slotOf[operand]].value ?? nodes[operand].storedResult else {
                     throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
                 if value.memorySpace != backend.memorySpace {
@@ -153,10 +170,13 @@ package struct Executor {
             for (operand, input) in zip(steps[index].operands, inputs) where input.buffer === result.buffer {
                 fresh = false
                 // An operand moved between memory spaces is a copy the statistics do not count.
-                if let held = slots[operand].value, held.buffer === result.buffer { sharedMaker = slots[operand].maker }
+                if let held = slots[slotOf[operand]].value, held.buffer === result.buffer {
+                    sharedMaker = slots[slotOf[operand]].maker
+                }
                 break
             }
-            slots[output].value = result
+            let outputSlot = slotOf[output]
+            slots[outputSlot].value = result
             if fresh, let placement, let concat = placements[index]?.concat, result.buffer === placement.buffer {
                 // A part of a concatenation's buffer: counted once, under the concatenation.
                 if bufferReaders[concat] == 0 {
@@ -165,17 +185,17 @@ package struct Executor {
                     statistics.totalIntermediateBytes += bufferBytes[concat]
                     statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
                 }
-                slots[output].maker = concat
+                slots[outputSlot].maker = concat
                 bufferReaders[concat] += 1
             } else if fresh {
-                slots[output].maker = output
+                slots[outputSlot].maker = output
                 bufferBytes[output] = result.buffer.byteCount
                 bufferReaders[output] = 1
                 liveBytes += bufferBytes[output]
                 statistics.totalIntermediateBytes += bufferBytes[output]
                 statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
             } else if sharedMaker >= 0 {
-                slots[output].maker = sharedMaker
+                slots[outputSlot].maker = sharedMaker
                 bufferReaders[sharedMaker] += 1
             }
             for operand in steps[index].operands { release(operand) }
@@ -184,7 +204,7 @@ package struct Executor {
         var values: [Value] = []
         values.reserveCapacity(plan.targets.count)
         for (target, position) in zip(plan.targets, plan.template.targets) {
-            guard let value = slots[position].value ?? target.storedResult else {
+            guard let value = slots[slotOf[position]].value ?? target.storedResult else {
                 throw TensorError(.backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
             }
             values.append(value)
