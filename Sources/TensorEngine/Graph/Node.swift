@@ -64,13 +64,18 @@ package final class Node: Sendable {
     /// `deinit` runs to its end before the next node is freed.
     deinit {
         guard !inputs.isEmpty else { return }
+        // Operands still to let go of, and operands this node's chain alone holds, which give up
+        // their own operands before they are freed. An operand held elsewhere too is released
+        // where it is met (not kept in the list: a chain's shared constant would pile up there).
+        var operands: [Node] = []
+        swap(&operands, &inputs)
         var dying: [Node] = []
-        swap(&dying, &inputs)
-        while var node = dying.popLast() {
-            guard isKnownUniquelyReferenced(&node), !node.inputs.isEmpty else { continue }
-            var operands: [Node] = []
+        while true {
+            while var operand = operands.popLast() {
+                if isKnownUniquelyReferenced(&operand), !operand.inputs.isEmpty { dying.append(operand) }
+            }
+            guard let node = dying.popLast() else { return }
             swap(&operands, &node.inputs)
-            dying.append(contentsOf: operands)
         }
     }
 
