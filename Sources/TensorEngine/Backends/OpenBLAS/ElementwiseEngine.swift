@@ -59,6 +59,7 @@ struct ElementwiseEngine {
         let program = HostPrograms.program(for: region)
         let flops = max(1, Int(program.flopsPerElement))
         var sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)] = []
+        sources.reserveCapacity(inputs.count)
         for input in inputs {
             guard let buffer = input.buffer as? HostBuffer else {
                 throw TensorError(.backendFailure, op: "fused", message: "a \(input.memorySpace) buffer reached the openblas backend")
@@ -142,6 +143,8 @@ struct ElementwiseEngine {
         let registers: UnsafeMutableBufferPointer<UnsafePointer<Float>>
         /// The registers for the current strip.
         let stripRegisters: UnsafeMutableBufferPointer<UnsafePointer<Float>>
+        /// The allocation holding both register files.
+        private let registerFiles: UnsafeMutableBufferPointer<UnsafePointer<Float>>
 
         init(program: HostProgram, sources: [(pointer: UnsafeRawPointer, layout: Layout, type: ScalarType)], block: Int, strip: Int) {
             steps = program.steps
@@ -150,11 +153,15 @@ struct ElementwiseEngine {
             let stripSlotStride = strip + ElementwiseEngine.slotPadding
             let stripSlotCount = program.literals.count + program.steps.count
             scratch = .allocate(capacity: inputCount * inputSlotStride + stripSlotCount * stripSlotStride)
-            registers = .allocate(capacity: program.registerCount)
-            registers.initialize(repeating: UnsafePointer(scratch))
-            stripRegisters = .allocate(capacity: program.registerCount)
-            stripRegisters.initialize(repeating: UnsafePointer(scratch))
+            // Both register files in one allocation (a fused step of a small graph is mostly this
+            // setup): the strip's registers are the second half.
+            registerFiles = UnsafeMutableBufferPointer<UnsafePointer<Float>>.allocate(
+                capacity: 2 * program.registerCount)
+            registerFiles.initialize(repeating: UnsafePointer(scratch))
+            registers = UnsafeMutableBufferPointer(rebasing: registerFiles[..<program.registerCount])
+            stripRegisters = UnsafeMutableBufferPointer(rebasing: registerFiles[program.registerCount...])
             var operands: [OperandSource] = []
+            operands.reserveCapacity(sources.count)
             for (index, source) in sources.enumerated() {
                 let slot = scratch + index * inputSlotStride
                 if source.layout.strides.allSatisfy({ $0 == 0 }) {
@@ -195,8 +202,7 @@ struct ElementwiseEngine {
         func deallocate() {
             for case .tiled(let tile, _) in operands { tile.deallocate() }
             scratch.deallocate()
-            registers.deallocate()
-            stripRegisters.deallocate()
+            registerFiles.deallocate()
         }
 
         /// Points the operand registers at the block of `length` elements from `start`.
