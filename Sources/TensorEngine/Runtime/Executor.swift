@@ -113,9 +113,11 @@ package struct Executor {
         // The previous step's backend, looked up again only when a step's differs.
         var previous: (id: BackendID, backend: any Backend)?
         for index in steps.indices {
-            let output = steps[index].output
+            // One copy of the step for the loop body (each read of `steps[index]` copied it).
+            let step = steps[index]
+            let output = step.output
             let node = nodes[output]
-            let backendID = steps[index].backend
+            let backendID = step.backend
             let backend: any Backend
             if let previous, previous.id == backendID {
                 backend = previous.backend
@@ -128,11 +130,11 @@ package struct Executor {
                 previous = (backendID, found)
             }
             var inputs: [Value] = []
-            inputs.reserveCapacity(steps[index].operands.count)
+            inputs.reserveCapacity(step.operands.count)
             // The position whose buffer the output shares, if it is an operand's (a view).
             var sharedMaker = -1
             var fresh = true
-            for operand in steps[index].operands {
+            for operand in step.operands {
                 guard var value = slots[slotOf[operand]].value ?? nodes[operand].storedResult else {
                     throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
@@ -155,7 +157,7 @@ package struct Executor {
                 }
                 placement = OutputPlacement(buffer: buffer, elementOffset: target.elementOffset)
             }
-            let kernel = plan.kernel(of: steps[index])
+            let kernel = plan.kernel(of: step)
             let result =
                 if let placement {
                     try backend.execute(kernel, inputs: inputs, output: node.signature, into: placement)
@@ -167,7 +169,7 @@ package struct Executor {
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
             }
             statistics.steps += 1
-            for (operand, input) in zip(steps[index].operands, inputs) where input.buffer === result.buffer {
+            for (operand, input) in zip(step.operands, inputs) where input.buffer === result.buffer {
                 fresh = false
                 // An operand moved between memory spaces is a copy the statistics do not count.
                 if let held = slots[slotOf[operand]].value, held.buffer === result.buffer {
@@ -198,7 +200,7 @@ package struct Executor {
                 slots[outputSlot].maker = sharedMaker
                 bufferReaders[sharedMaker] += 1
             }
-            for operand in steps[index].operands { release(operand) }
+            for operand in step.operands { release(operand) }
         }
 
         var values: [Value] = []
