@@ -68,8 +68,9 @@ package struct Executor {
             var maker = -1
         }
         // Slots for the positions the plan reads or writes only, found through `slotOf` (-1 for
-        // none): a chain of scalar steps fused into one has a thousand positions and four such,
-        // and making a slot of values per position was a fifth of running its plan.
+        // none): a chain of a thousand scalar steps, fused into 32 steps, has a thousand positions
+        // and about a hundred such, and making a slot of values per position was a fifth of
+        // running its plan.
         var slotOf = [Int](repeating: -1, count: nodes.count)
         var slotCount = 0
         func claim(_ position: Int) {
