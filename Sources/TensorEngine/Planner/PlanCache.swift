@@ -4,7 +4,7 @@ import Synchronization
 /// graphs with the same key get the same plan, whatever their data.
 ///
 /// A lookup does not build a key: the graph walk hashes the structure as it goes
-/// (``PendingGraph/structureHash``) and ``matches(_:targets:policy:)`` compares a stored key with
+/// (``PendingGraph/structureHash``) and ``matches(_:policy:)`` compares a stored key with
 /// the graph in place, so a cache hit allocates nothing for the key. A key is built only to store
 /// a new plan.
 struct PlanKey: Sendable {
@@ -36,8 +36,8 @@ struct PlanKey: Sendable {
     /// must be equal, attributes included, as fused regions keep them; other ops may differ in
     /// their attributes (a slice's range, a reshape's sizes), as a step runs its node's own op.
     /// The caller still checks that every step runs at the new sizes (``Planner/fits(_:_:)``).
-    func matchesUpToSizes(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
-        compare(graph, targets: targets, policy: policy, upToSizes: true)
+    func matchesUpToSizes(_ graph: PendingGraph, policy: ComputePolicy) -> Bool {
+        compare(graph, policy: policy, upToSizes: true)
     }
 
     /// Whether two element counts are within a factor of two (both empty, or both not).
@@ -47,13 +47,14 @@ struct PlanKey: Sendable {
         return a / 2 <= b && b / 2 <= a
     }
 
-    /// Whether `graph` (with `targets` and `policy`) has this key; stops at the first difference.
-    func matches(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> Bool {
-        compare(graph, targets: targets, policy: policy, upToSizes: false)
+    /// Whether `graph` (its targets are in its wiring) with `policy` has this key; stops at the
+    /// first difference.
+    func matches(_ graph: PendingGraph, policy: ComputePolicy) -> Bool {
+        compare(graph, policy: policy, upToSizes: false)
     }
 
-    /// The walk behind both matches: per position the node against the key, then the wiring.
-    private func compare(_ graph: PendingGraph, targets: [Node], policy: ComputePolicy, upToSizes: Bool) -> Bool {
+    /// The walk behind both matches: the wiring, then per position the node against the key.
+    private func compare(_ graph: PendingGraph, policy: ComputePolicy, upToSizes: Bool) -> Bool {
         // The walk wrote the graph's wiring down in the key's form, the targets' positions last.
         guard policy == self.policy, graph.nodes.count == ops.count, graph.wiring == wiring else { return false }
         for (position, node) in graph.nodes.enumerated() {
@@ -118,12 +119,12 @@ package final class PlanCache: Sendable {
     package init(capacity: Int = 128) { self.capacity = capacity }
 
     /// The plan stored for a graph of this structure, if any.
-    func plan(for graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> PlanTemplate? {
+    func plan(for graph: PendingGraph, policy: ComputePolicy) -> PlanTemplate? {
         let hash = graph.structureHash
         return state.withLock { state in
             state.clock += 1
             let clock = state.clock
-            guard let entry = state.entries[hash]?.first(where: { $0.key.matches(graph, targets: targets, policy: policy) }) else {
+            guard let entry = state.entries[hash]?.first(where: { $0.key.matches(graph, policy: policy) }) else {
                 state.misses += 1
                 return nil
             }
@@ -134,7 +135,7 @@ package final class PlanCache: Sendable {
     }
 
     /// A plan stored for a graph of this structure at similar sizes
-    /// (``PlanKey/matchesUpToSizes(_:targets:policy:)``), if any, most recently used first.
+    /// (``PlanKey/matchesUpToSizes(_:policy:)``), if any, most recently used first.
     func plansUpToSizes(for graph: PendingGraph, targets: [Node], policy: ComputePolicy) -> [PlanTemplate] {
         let sizeFree = graph.sizeFreeHash(targets: targets)
         return state.withLock { state in
@@ -142,7 +143,7 @@ package final class PlanCache: Sendable {
             let clock = state.clock
             let bucket = state.bySizeFreeHash[sizeFree] ?? []
             let matching = bucket.sorted { $0.lastUse > $1.lastUse }
-                .filter { $0.key.matchesUpToSizes(graph, targets: targets, policy: policy) }
+                .filter { $0.key.matchesUpToSizes(graph, policy: policy) }
             // Used again: kept longer than plans of one size only.
             for entry in matching { entry.lastUse = clock }
             return matching.map(\.plan)
@@ -160,7 +161,7 @@ package final class PlanCache: Sendable {
         let key = PlanKey(graph: graph, targets: targets, policy: policy)
         state.withLock { state in
             state.clock += 1
-            if let index = state.entries[key.contentHash]?.firstIndex(where: { $0.key.matches(graph, targets: targets, policy: policy) }) {
+            if let index = state.entries[key.contentHash]?.firstIndex(where: { $0.key.matches(graph, policy: policy) }) {
                 state.entries[key.contentHash]?[index] = Entry(key: key, plan: plan, lastUse: state.clock)
                 return
             }

@@ -57,7 +57,7 @@ package struct Planner {
         targets: [Node], cache: PlanCache?, reusingOtherSizes: Bool = true
     ) throws(TensorError) -> (Plan, cached: Bool) {
         let graph = PendingGraph(targets: targets)
-        if let cache, let template = cache.plan(for: graph, targets: targets, policy: policy) {
+        if let cache, let template = cache.plan(for: graph, policy: policy) {
             return (Plan(nodes: graph.nodes, template: template, targets: targets, policy: policy), true)
         }
         // The same structure at similar sizes: its steps, once checked to run at these sizes.
