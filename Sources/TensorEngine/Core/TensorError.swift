@@ -1,24 +1,49 @@
 /// Where in the caller's source an operation was recorded.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
-    /// The `#fileID` of the call (`Module/File.swift`).
-    public let fileID: String
+    /// The file as the call gave it: every recorded operation takes its caller's `#fileID`, and
+    /// a `String` made of it on each call was a tenth of recording an op; it is made when asked.
+    private enum File: Sendable {
+        case literal(StaticString)
+        case text(String)
+    }
+
+    private let file: File
     /// The line of the call.
     public let line: Int
 
+    /// The `#fileID` of the call (`Module/File.swift`).
+    public var fileID: String {
+        switch file {
+        case .literal(let literal): "\(literal)"
+        case .text(let text): text
+        }
+    }
+
     /// Creates a location from a `#fileID` and `#line`.
     public init(fileID: String, line: Int) {
-        self.fileID = fileID
+        file = .text(fileID)
         self.line = line
     }
 
     init(_ fileID: StaticString, _ line: UInt) {
-        self.init(fileID: "\(fileID)", line: Int(line))
+        file = .literal(fileID)
+        self.line = Int(line)
     }
 
     /// `File.swift:42` (the file name without its module).
     public var description: String {
+        let fileID = fileID
         let file = fileID.split(separator: "/").last.map(String.init) ?? fileID
         return "\(file):\(line)"
+    }
+
+    public static func == (left: SourceLocation, right: SourceLocation) -> Bool {
+        left.line == right.line && left.fileID == right.fileID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fileID)
+        hasher.combine(line)
     }
 }
 

@@ -57,6 +57,23 @@ package struct PlanTemplate: Sendable {
     /// The engine's fixed seconds for evaluating the plan (the largest of its devices'
     /// ``DeviceProfile/secondsPerEvaluation``), beside its steps and copies.
     let evaluationSeconds: Double
+    /// The executor's slots for the positions the steps and targets use.
+    let slots: SlotLayout
+    /// Whether a step runs a concatenation (whose operands the executor may write in place,
+    /// ``ConcatPlacements``).
+    let concatenates: Bool
+
+    init(
+        steps: [PlanStep], targets: [Int], positions: Int, concatenates: Bool, calibrated: Bool,
+        evaluationSeconds: Double
+    ) {
+        self.steps = steps
+        self.targets = targets
+        self.concatenates = concatenates
+        self.calibrated = calibrated
+        self.evaluationSeconds = evaluationSeconds
+        slots = SlotLayout(steps: steps, targets: targets, positions: positions)
+    }
 }
 
 /// The plan the executor runs: steps in execution order over the graph's nodes, and the nodes to

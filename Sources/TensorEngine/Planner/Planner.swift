@@ -282,7 +282,9 @@ package struct Planner {
         let evaluation = allowed.indices.filter { used.contains(allowed[$0].id) }
             .map { allowedProfiles[$0]?.secondsPerEvaluation ?? 0 }.max() ?? 0
         return PlanTemplate(
-            steps: steps, targets: targets.map(position), calibrated: calibrated, evaluationSeconds: evaluation)
+            steps: steps, targets: targets.map(position), positions: graph.nodes.count,
+            concatenates: steps.contains { ConcatPlacements.isConcatenation($0, graph.nodes) }, calibrated: calibrated,
+            evaluationSeconds: evaluation)
     }
 
     /// The steps with each concatenation whose operands the executor writes in place

@@ -24,10 +24,7 @@ struct ConcatPlacements {
     /// Finds the placements of steps over `nodes` (by position) before a plan is made of them.
     init(steps: [PlanStep], nodes: [Node], targets: [Int], isHost: (BackendID) -> Bool, reads: (Int) -> Int) {
         byStep = []
-        func isConcatenation(_ step: PlanStep) -> Bool {
-            step.region == nil && nodes.indices.contains(step.output) && nodes[step.output].op.kind == .concat
-        }
-        guard steps.contains(where: isConcatenation) else { return }
+        guard steps.contains(where: { Self.isConcatenation($0, nodes) }) else { return }
         byStep = Array(repeating: nil, count: steps.count)
         var stepMaking = [Int](repeating: -1, count: nodes.count)
         for index in steps.indices where nodes.indices.contains(steps[index].output) {
@@ -35,7 +32,7 @@ struct ConcatPlacements {
         }
         var isTarget = [Bool](repeating: false, count: nodes.count)
         for position in targets where nodes.indices.contains(position) { isTarget[position] = true }
-        for (index, step) in steps.enumerated() where isConcatenation(step) && isHost(step.backend) {
+        for (index, step) in steps.enumerated() where Self.isConcatenation(step, nodes) && isHost(step.backend) {
             let node = nodes[step.output]
             guard step.operands.allSatisfy(nodes.indices.contains) else { continue }
             let shape = node.signature.shape
@@ -61,6 +58,11 @@ struct ConcatPlacements {
                 isEmpty = false
             }
         }
+    }
+
+    /// Whether a step runs a concatenation (its node's own op) over `nodes`.
+    static func isConcatenation(_ step: PlanStep, _ nodes: [Node]) -> Bool {
+        step.region == nil && nodes.indices.contains(step.output) && nodes[step.output].op.kind == .concat
     }
 
     /// The placement of a step, if it has one.

@@ -56,69 +56,24 @@ package struct Executor {
     ) throws(TensorError) -> (values: [Value], statistics: EvaluationStatistics, stepSeconds: [Double]) {
         var stepSeconds: [Double] = []
         let nodes = plan.nodes
-        let steps = plan.steps
-        // Per position: the value a step produced (sources keep theirs on the node), how many
-        // reads of it are still to come, and the position whose step made its buffer (-1 for a
-        // source's, which the statistics do not count). Buffers are tracked by that position,
-        // in arrays: a prepared model runs hundreds of steps per call, and hashing each one's
-        // buffer cost more than many of its kernels.
-        struct Slot {
-            var value: Value?
-            var remaining = 0
-            var maker = -1
-        }
-        // Slots for the positions the plan reads or writes only, found through `slotOf` (-1 for
-        // none): a chain of a thousand scalar steps, fused into 32 steps, has a thousand positions
-        // and about a hundred such, and making a slot of values per position was a fifth of
-        // running its plan.
-        var slotOf = [Int](repeating: -1, count: nodes.count)
-        var slotCount = 0
-        func claim(_ position: Int) {
-            guard slotOf[position] < 0 else { return }
-            slotOf[position] = slotCount
-            slotCount += 1
-        }
-        for binding in bindings { claim(binding.position) }
-        for position in plan.template.targets { claim(position) }
-        for step in steps {
-            for operand in step.operands { claim(operand) }
-            claim(step.output)
-        }
-        var slots = [Slot](repeating: Slot(), count: slotCount)
-        // By the position that made a buffer: its bytes and how many live values share it.
-        var bufferBytes = [Int](repeating: 0, count: nodes.count)
-        var bufferReaders = [Int](repeating: 0, count: nodes.count)
-        var statistics = EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
-        var liveBytes = 0
-
-        for binding in bindings { slots[slotOf[binding.position]].value = binding.value }
-        for position in plan.template.targets { slots[slotOf[position]].remaining += 1 }
-        for index in steps.indices { for operand in steps[index].operands { slots[slotOf[operand]].remaining += 1 } }
-        let placements = ConcatPlacements(
+        let steps = plan.template.steps
+        let layout = plan.template.slots
+        var ledger = RunLedger(reads: layout.reads)
+        // A binding of a position no step reads and no target is has no slot: nothing needs it.
+        for binding in bindings { if let slot = layout.slot(of: binding.position) { ledger.bind(binding.value, at: slot) } }
+        let placements = plan.template.concatenates ? ConcatPlacements(
             plan, isHost: { id in backends.contains { $0.id == id && $0.memorySpace == .host } },
-            reads: { slotOf[$0] < 0 ? 0 : slots[slotOf[$0]].remaining })
+            reads: { layout.slot(of: $0).map { layout.reads[$0] } ?? 0 }) : nil
         // By the concatenation's position: the buffer its placed operands are written into.
         var placedBuffers: [Int: HostBuffer] = [:]
-
-        func release(_ position: Int) {
-            let slot = slotOf[position]
-            slots[slot].remaining -= 1
-            guard slots[slot].remaining == 0, slots[slot].value != nil else { return }
-            slots[slot].value = nil
-            let maker = slots[slot].maker
-            guard maker >= 0 else { return }
-            bufferReaders[maker] -= 1
-            if bufferReaders[maker] == 0 { liveBytes -= bufferBytes[maker] }
-        }
 
         // The previous step's backend, looked up again only when a step's differs.
         var previous: (id: BackendID, backend: any Backend)?
         for index in steps.indices {
-            // One copy of the step for the loop body (each read of `steps[index]` copied it).
-            let step = steps[index]
-            let output = step.output
+            // The step's fields read one by one: a copy of the step retains each of its arrays.
+            let output = steps[index].output
             let node = nodes[output]
-            let backendID = step.backend
+            let backendID = steps[index].backend
             let backend: any Backend
             if let previous, previous.id == backendID {
                 backend = previous.backend
@@ -130,25 +85,29 @@ package struct Executor {
                 backend = found
                 previous = (backendID, found)
             }
+            let operands = steps[index].operands
+            // Every position a step reads or writes has a slot (``SlotLayout``).
+            guard let outputSlot = layout.slot(of: output) else {
+                throw TensorError(.backendFailure, op: node.op.name, message: "the plan has no slot for a step's result")
+            }
             var inputs: [Value] = []
-            inputs.reserveCapacity(step.operands.count)
-            // The position whose buffer the output shares, if it is an operand's (a view).
-            var sharedMaker = -1
-            var fresh = true
-            for operand in step.operands {
-                guard var value = slots[slotOf[operand]].value ?? nodes[operand].storedResult else {
+            inputs.reserveCapacity(operands.count)
+            for operand in operands {
+                guard var value = layout.slot(of: operand).flatMap({ ledger.value(at: $0) }) ?? nodes[operand].storedResult
+                else {
                     throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
                 if value.memorySpace != backend.memorySpace {
                     value = try move(value, to: backend)
-                    statistics.copies += 1
+                    ledger.countCopy()
                 }
                 inputs.append(value)
             }
             if measure { try backend.synchronize() }
             let started = measure ? DispatchTime.now().uptimeNanoseconds : 0
             var placement: OutputPlacement?
-            if let target = placements[index] {
+            let target = placements?[index]
+            if let target {
                 let buffer: HostBuffer
                 if let made = placedBuffers[target.concat] {
                     buffer = made
@@ -158,7 +117,7 @@ package struct Executor {
                 }
                 placement = OutputPlacement(buffer: buffer, elementOffset: target.elementOffset)
             }
-            let kernel = plan.kernel(of: step)
+            let kernel = plan.kernel(of: steps[index])
             let result =
                 if let placement {
                     try backend.execute(kernel, inputs: inputs, output: node.signature, into: placement)
@@ -169,50 +128,34 @@ package struct Executor {
                 try backend.synchronize()
                 stepSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
             }
-            statistics.steps += 1
-            for (operand, input) in zip(step.operands, inputs) where input.buffer === result.buffer {
-                fresh = false
-                // An operand moved between memory spaces is a copy the statistics do not count.
-                if let held = slots[slotOf[operand]].value, held.buffer === result.buffer {
-                    sharedMaker = slots[slotOf[operand]].maker
+            var origin = RunLedger.Origin.fresh
+            if let index = inputs.firstIndex(where: { $0.buffer === result.buffer }) {
+                // A view of an operand. One moved between memory spaces is a copy the statistics
+                // do not count (the value held is not the moved one).
+                let shared = layout.slot(of: operands[index])
+                if let shared, let held = ledger.value(at: shared), held.buffer === result.buffer {
+                    origin = .sharing(operand: shared)
+                } else {
+                    origin = .uncounted
                 }
-                break
+            } else if let placement, let target, result.buffer === placement.buffer,
+                let concatenation = layout.slot(of: target.concat)
+            {
+                origin = .placed(concatenation: concatenation)
             }
-            let outputSlot = slotOf[output]
-            slots[outputSlot].value = result
-            if fresh, let placement, let concat = placements[index]?.concat, result.buffer === placement.buffer {
-                // A part of a concatenation's buffer: counted once, under the concatenation.
-                if bufferReaders[concat] == 0 {
-                    bufferBytes[concat] = placement.buffer.byteCount
-                    liveBytes += bufferBytes[concat]
-                    statistics.totalIntermediateBytes += bufferBytes[concat]
-                    statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
-                }
-                slots[outputSlot].maker = concat
-                bufferReaders[concat] += 1
-            } else if fresh {
-                slots[outputSlot].maker = output
-                bufferBytes[output] = result.buffer.byteCount
-                bufferReaders[output] = 1
-                liveBytes += bufferBytes[output]
-                statistics.totalIntermediateBytes += bufferBytes[output]
-                statistics.peakLiveBytes = max(statistics.peakLiveBytes, liveBytes)
-            } else if sharedMaker >= 0 {
-                slots[outputSlot].maker = sharedMaker
-                bufferReaders[sharedMaker] += 1
-            }
-            for operand in step.operands { release(operand) }
+            ledger.store(result, at: outputSlot, origin: origin)
+            for operand in operands { if let slot = layout.slot(of: operand) { ledger.release(slot) } }
         }
 
         var values: [Value] = []
         values.reserveCapacity(plan.targets.count)
         for (target, position) in zip(plan.targets, plan.template.targets) {
-            guard let value = slots[slotOf[position]].value ?? target.storedResult else {
+            guard let value = layout.slot(of: position).flatMap({ ledger.value(at: $0) }) ?? target.storedResult else {
                 throw TensorError(.backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
             }
             values.append(value)
         }
-        return (values, statistics, stepSeconds)
+        return (values, ledger.statistics, stepSeconds)
     }
 
     /// Moves a value to another backend's memory space through the host.
