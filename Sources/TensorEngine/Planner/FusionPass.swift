@@ -18,6 +18,12 @@ enum FusionPass {
     /// A longer chain becomes several regions, each its own pass.
     static let maximumOperands = 32
 
+    /// The most instructions a region runs. Each takes a strip-long slot of the host engine's
+    /// (``ElementwiseEngine/stripSize``: about 1 KiB), which should stay in a core's L2 cache:
+    /// 128 slots take an eighth of the 1 MiB L2 the engine was tuned on. A longer chain becomes
+    /// several regions.
+    static let maximumInstructions = 128
+
     static func candidates(for graph: PendingGraph) -> [Planner.Candidate] {
         let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: node.inputs, absorbed: []) }
         let pending = graph.pending
@@ -57,19 +63,31 @@ enum FusionPass {
                 && node.signature.shape == root.signature.shape && graph.uses(of: node.id) == 1 && !isEpilogue(node)
         }
         // Operands first: collect external inputs in a stable order, then emit instructions.
-        // `reserved` counts inputs not yet looked at, each of which may become an operand: a node
-        // is absorbed only when its own inputs fit beside them, so operands never exceed the cap.
+        // A node's inputs that cannot join become operands at once (one shared by many nodes,
+        // such as a scalar constant, once); `reserved` counts the joinable inputs not yet looked
+        // at, each of which may still become an operand: a node is absorbed only when its own
+        // inputs fit beside them, so operands never exceed the cap, nor instructions theirs.
         var reserved = 0
+        var instructionCount = 1
+        func addOperand(_ node: Node) {
+            operandRegister[node.id] = operands.count
+            operands.append(node)
+        }
         func collect(_ node: Node) {
-            reserved += node.inputs.count
-            for input in node.inputs {
+            var joinable: [Node] = []
+            for input in node.inputs where operandRegister[input.id] == nil {
+                if fusable(input) { joinable.append(input) } else { addOperand(input) }
+            }
+            reserved += joinable.count
+            for input in joinable {
                 reserved -= 1
-                if fusable(input), operandRegister[input.id] == nil,
-                   operands.count + reserved + input.inputs.count <= maximumOperands {
+                if instructionCount < maximumInstructions,
+                    operands.count + reserved + input.inputs.count <= maximumOperands
+                {
+                    instructionCount += 1
                     collect(input)
-                } else if operandRegister[input.id] == nil {
-                    operandRegister[input.id] = operands.count
-                    operands.append(input)
+                } else {
+                    addOperand(input)
                 }
             }
         }

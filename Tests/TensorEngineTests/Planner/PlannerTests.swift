@@ -259,6 +259,30 @@ struct PlannerTests {
         #expect(!key.matches(twoTargets, policy: .all))
     }
 
+    /// A chain of 300 ops on a one-element tensor over two shared constants reads three operands
+    /// in all: it is cut by the instruction cap alone, into regions of at most 128 instructions
+    /// (three, not one per 32 operand reads), which compute what the unfused ops do. (On a larger
+    /// shape each use of a constant is a broadcast of its own, an operand each.)
+    @Test func chainsOverSharedOperandsSplitAtTheInstructionCap() async throws {
+        let x = Tensor(shape: [1], scalars: [0.5] as [Float])
+        // Constants of its own (a literal's is shared through a table other tests write too).
+        let scale = Tensor(shape: [1], scalars: [1.0001] as [Float])
+        let shift = Tensor(shape: [1], scalars: [0.0001] as [Float])
+        func chain() -> Tensor {
+            var t = x
+            for step in 0..<300 { t = step % 2 == 0 ? t * scale : t + shift }
+            return t
+        }
+        let plan = try Self.planner().plan(targets: [chain()].compactMap(\.node))
+        let regions = plan.steps.compactMap(\.region)
+        #expect(plan.steps.count == 3 && regions.count == 3)
+        #expect(regions.map(\.instructions.count) == [44, 128, 128])
+        #expect(plan.steps.allSatisfy { $0.operands.count <= 3 })
+        let want = try await withComputePolicy(.only(.naive)) { try await chain().shapedArray(of: Float.self).scalars }
+        let got = try await withComputePolicy(.only(.openblas)) { try await chain().shapedArray(of: Float.self).scalars }
+        #expect(got == want)
+    }
+
     /// A chain reading more operands than a region may take becomes several regions, each within
     /// the cap, which together compute what the unfused ops do.
     @Test func longChainsSplitAtTheOperandCap() async throws {
