@@ -98,13 +98,26 @@ package struct Plan: Sendable {
     /// What a step runs: its fused region, its absorbed convolution with the activation's bound,
     /// or its node's op.
     package func kernel(of step: PlanStep) -> Kernel {
-        if let region = step.region { return .fused(region) }
-        if let clamp = step.epilogue, let position = step.absorbed.first,
+        kernel(region: step.region, epilogue: step.epilogue, absorbed: step.absorbed.first, output: step.output)
+    }
+
+    /// What the step at `index` runs, its fields read in place (a copy of a step, as an argument,
+    /// retains each of its arrays).
+    func kernel(ofStep index: Int) -> Kernel {
+        let steps = template.steps
+        return kernel(
+            region: steps[index].region, epilogue: steps[index].epilogue, absorbed: steps[index].absorbed.first,
+            output: steps[index].output)
+    }
+
+    private func kernel(region: FusedRegion?, epilogue: OutputClamp?, absorbed: Int?, output: Int) -> Kernel {
+        if let region { return .fused(region) }
+        if let clamp = epilogue, let position = absorbed,
             let fused = EpilogueFusion.kernel(convolution: nodes[position], clamp: clamp)
         {
             return fused
         }
-        return .op(nodes[step.output].op)
+        return .op(nodes[output].op)
     }
 
     /// The positions of the nodes whose values exist before the plan runs, in order.

@@ -117,7 +117,7 @@ package struct Executor {
                 }
                 placement = OutputPlacement(buffer: buffer, elementOffset: target.elementOffset)
             }
-            let kernel = plan.kernel(of: steps[index])
+            let kernel = plan.kernel(ofStep: index)
             let result =
                 if let placement {
                     try backend.execute(kernel, inputs: inputs, output: node.signature, into: placement)
