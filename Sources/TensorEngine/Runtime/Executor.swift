@@ -60,7 +60,9 @@ package struct Executor {
         let layout = plan.template.slots
         var ledger = RunLedger(reads: layout.reads)
         // A binding of a position no step reads and no target is has no slot: nothing needs it.
-        for binding in bindings { if let slot = layout.slot(of: binding.position) { ledger.bind(binding.value, at: slot) } }
+        for binding in bindings {
+            if let slot = layout.slot(of: binding.position) { ledger.bind(binding.value, at: slot) }
+        }
         let placements = plan.template.concatenates ? ConcatPlacements(
             plan, isHost: { id in backends.contains { $0.id == id && $0.memorySpace == .host } },
             reads: { layout.slot(of: $0).map { layout.reads[$0] } ?? 0 }) : nil
@@ -88,14 +90,17 @@ package struct Executor {
             let operands = steps[index].operands
             // Every position a step reads or writes has a slot (``SlotLayout``).
             guard let outputSlot = layout.slot(of: output) else {
-                throw TensorError(.backendFailure, op: node.op.name, message: "the plan has no slot for a step's result")
+                throw TensorError(
+                    .backendFailure, op: node.op.name, message: "the plan has no slot for a step's result")
             }
             var inputs: [Value] = []
             inputs.reserveCapacity(operands.count)
             for operand in operands {
-                guard var value = layout.slot(of: operand).flatMap({ ledger.value(at: $0) }) ?? nodes[operand].storedResult
-                else {
-                    throw TensorError(.backendFailure, op: node.op.name, message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
+                let held = layout.slot(of: operand).flatMap { ledger.value(at: $0) }
+                guard var value = held ?? nodes[operand].storedResult else {
+                    throw TensorError(
+                        .backendFailure, op: node.op.name,
+                        message: "operand \(nodes[operand].op.name) has no value: the plan is out of order")
                 }
                 if value.memorySpace != backend.memorySpace {
                     value = try move(value, to: backend)
@@ -151,7 +156,8 @@ package struct Executor {
         values.reserveCapacity(plan.targets.count)
         for (target, position) in zip(plan.targets, plan.template.targets) {
             guard let value = layout.slot(of: position).flatMap({ ledger.value(at: $0) }) ?? target.storedResult else {
-                throw TensorError(.backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
+                throw TensorError(
+                    .backendFailure, op: target.op.name, message: "the plan did not produce a requested value")
             }
             values.append(value)
         }
