@@ -6,8 +6,8 @@ import Foundation
 ///
 /// A node joins its consumer's region when it is elementwise, has the region's shape, is read by
 /// nothing else, is not itself asked for, and the region keeps at most ``maximumOperands``
-/// operands. Views (broadcasts of scalars, transposes) stay outside as strided operands. Setting
-/// `TENSORENGINE_FUSION=0` turns the pass off.
+/// operands and ``maximumInstructions`` instructions. Views (broadcasts of scalars, transposes)
+/// stay outside as strided operands. Setting `TENSORENGINE_FUSION=0` turns the pass off.
 enum FusionPass {
     static let enabled = ProcessInfo.processInfo.environment["TENSORENGINE_FUSION"] != "0"
 
