@@ -4,8 +4,8 @@
 ///
 /// A position gets a slot when a step reads or writes it or it is a target; the others (nodes a
 /// fused step absorbed, sources no step reads) have none. A chain of a thousand scalar steps
-/// fused into 32 steps has about a hundred slots for a thousand positions, and a one-product
-/// plan three: the executor's bookkeeping per run is one array of slots.
+/// fused into 8 steps has about a dozen slots for a thousand positions, and a one-product plan
+/// three: the executor's bookkeeping per run is one array of slots.
 struct SlotLayout: Sendable {
     /// Per position: its slot, or -1.
     private let slotOf: [Int]
