@@ -14,7 +14,7 @@ package final class Node: Sendable {
     /// access them overlappingly (each is written by one owner at a time, as said on each), and
     /// the checks, made on every access of a class's variable, were a sixth of the time of a
     /// chain of scalar steps (its graph walk and its freeing).
-    @exclusivity(unchecked) nonisolated(unsafe) private(set) var inputs: [Node]
+    @exclusivity(unchecked) nonisolated(unsafe) private var operands: OperandStorage
     package let signature: TensorSignature
     /// Where the result's elements sit in its buffer. Every op but a view and an append writes a
     /// fresh row-major buffer; a view's layout follows from its operand's and an append's from its
@@ -48,13 +48,32 @@ package final class Node: Sendable {
     }
 
     /// A node whose layout the caller worked out (``layout`` says which it must be).
-    init(
+    convenience init(
         op: Op, inputs: [Node], signature: TensorSignature, layout: Layout, location: SourceLocation?,
         data: Value? = nil
     ) {
+        self.init(
+            op: op, operands: OperandStorage(inputs), signature: signature, layout: layout, location: location,
+            data: data)
+    }
+
+    /// A binary op's node, its two operands not gathered into an array first.
+    convenience init(
+        op: Op, operands first: Node, _ second: Node, signature: TensorSignature, layout: Layout,
+        location: SourceLocation?
+    ) {
+        self.init(
+            op: op, operands: OperandStorage(first, second), signature: signature, layout: layout,
+            location: location, data: nil)
+    }
+
+    private init(
+        op: Op, operands: consuming OperandStorage, signature: TensorSignature, layout: Layout,
+        location: SourceLocation?, data: Value?
+    ) {
         self.id = Node.nextID.add(1, ordering: .relaxed).newValue
         self.op = op
-        self.inputs = inputs
+        self.operands = operands
         self.signature = signature
         self.layout = layout
         self.location = location
@@ -68,21 +87,26 @@ package final class Node: Sendable {
     /// holds gives up its own operands to the list first, so it is freed with none and each
     /// `deinit` runs to its end before the next node is freed.
     deinit {
-        guard !inputs.isEmpty else { return }
-        // Operands still to let go of, and operands this node's chain alone holds, which give up
-        // their own operands before they are freed. An operand held elsewhere too is released
-        // where it is met (not kept in the list: a chain's shared constant would pile up there).
-        var operands: [Node] = []
-        swap(&operands, &inputs)
+        guard operands.count > 0 else { return }
+        // Operands this node's chain alone holds, which give up their own operands before they
+        // are freed: the next one in hand, the others in a list (a chain's shared constants are
+        // released where they are met, not kept there).
         var dying: [Node] = []
-        while true {
-            while var operand = operands.popLast() {
-                if isKnownUniquelyReferenced(&operand), !operand.inputs.isEmpty { dying.append(operand) }
-            }
-            guard let node = dying.popLast() else { return }
-            swap(&operands, &node.inputs)
+        var next = operands.release(handingOverDying: &dying)
+        while let node = next ?? dying.popLast() {
+            next = node.operands.release(handingOverDying: &dying)
         }
     }
+
+    /// The operands, in order.
+    var inputs: NodeInputs { NodeInputs(of: self) }
+
+    /// The number of operands.
+    var inputCount: Int { operands.count }
+
+    /// The operand at `position`, unretained (the node holds it), or `nil` past the last: for the
+    /// graph walk, which would otherwise retain and release each operand it steps to.
+    func unretainedInput(at position: Int) -> Unmanaged<Node>? { operands.unretained(at: position) }
 
     private static func layout(of op: Op, inputs: [Node], signature: TensorSignature) -> Layout {
         guard let input = inputs.first else { return Layout(contiguous: signature.shape) }

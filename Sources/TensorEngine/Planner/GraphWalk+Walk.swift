@@ -144,11 +144,7 @@ private struct Walker<Marks: WalkMarks> {
         guard reach(target) == nil else { return }
         stack.append(Frame(node: .passUnretained(target), next: 0, firstInput: inputPositions.count))
         while let top = stack.last {
-            let input = top.node._withUnsafeGuaranteedRef { node -> Unmanaged<Node>? in
-                node.inputs.withUnsafeBufferPointer { inputs in
-                    top.next < inputs.count ? .passUnretained(inputs[top.next]) : nil
-                }
-            }
+            let input = top.node._withUnsafeGuaranteedRef { $0.unretainedInput(at: top.next) }
             if let input {
                 stack[stack.count - 1].next += 1
                 if let position = input._withUnsafeGuaranteedRef({ reach($0) }) {

@@ -53,7 +53,9 @@ extension Tensor {
             let layout =
                 first.layout.isRowMajor(shape: signature.shape) ? first.layout : Layout(contiguous: signature.shape)
             return Tensor(
-                node: Node(op: op, inputs: [first, second], signature: signature, layout: layout, location: location))
+                node: Node(
+                    op: op, operands: first, second, signature: signature, layout: layout,
+                    location: location))
         }
         let signatures = [first.signature, second.signature]
         do {
