@@ -112,7 +112,10 @@ extension Calibration {
     /// chain of tiny ops recorded, planned through a plan cache, run and read back, as a loop of
     /// small steps is: per operation, its time less a one-op chain's, per further op; per
     /// evaluation, the one-op chain's time less that op and a launch (`launch`). The median of
-    /// runs of each, within a budget.
+    /// runs of each, within a budget. Each run takes the path of a user's evaluation and
+    /// read-back (the policy looked up, the nodes claimed, the plan checked against the memory
+    /// limit, the results kept and shared with an array), but for the planner, the probe's own:
+    /// the engine is not set up yet.
     static func bookkeepingSeconds(
         _ backend: any Backend, launch: Double, budget: Double = 0.3
     ) throws(TensorError) -> (operation: Double, evaluation: Double) {
@@ -129,8 +132,19 @@ extension Calibration {
                 guard let node = chain.node else {
                     throw chain.error ?? TensorError(.invalidArgument, op: "calibrate", message: "a probe did not build")
                 }
-                let (plan, _) = try planner.plan(targets: [node], cache: cache)
-                _ = try Executor(backends: [backend]).run(plan)
+                // As `Tensor.evaluate` and `shapedArray(of:)` do, with the probe's own planner.
+                _ = try Engine.currentPolicy()
+                let (mine, _) = InFlightEvaluations.shared.claim([node])
+                do {
+                    defer { InFlightEvaluations.shared.finish(mine) }
+                    _ = try Tensor.runKeepingPlan(mine, backends: [backend]) { nodes throws(TensorError) in
+                        try planner.plan(targets: nodes, cache: cache).0
+                    }
+                }
+                if let value = node.storedResult, let buffer = value.buffer as? HostBuffer {
+                    _ = ShapedArray<Float>(
+                        sharing: buffer, offset: value.layout.offset, shape: chain.shape, count: chain.scalarCount)
+                }
                 let end = DispatchTime.now().uptimeNanoseconds
                 if run > 0 { samples.append(Double(end - begin) / 1e9) }
                 if Double(end - started) / 1e9 > budget / 2, samples.count >= 5 { break }

@@ -101,9 +101,24 @@ extension Tensor {
     package static func runKeepingPlan(
         _ nodes: [Node], policy: ComputePolicy, inPlace: [Bool] = []
     ) throws(TensorError) -> (plan: Plan, statistics: EvaluationStatistics, results: [Value]) {
-        let (plan, _) = try Engine.shared.plan(nodes, policy: policy)
+        let engine = Engine.shared
+        return try runKeepingPlan(nodes, backends: engine.backends, inPlace: inPlace) { nodes throws(TensorError) in
+            try engine.plan(nodes, policy: policy).0
+        }
+    }
+
+    /// What an evaluation does once its policy is chosen: plans the graph behind `nodes` (with
+    /// `makePlan`), checks the memory limit, runs the plan on `backends` and keeps the results on
+    /// the nodes. The engine's evaluations and the calibration's measurement of their cost
+    /// (``Calibration/bookkeepingSeconds(_:launch:budget:)``, which runs before the engine is
+    /// set up, with a planner of its own) take this same path.
+    static func runKeepingPlan(
+        _ nodes: [Node], backends: [any Backend], inPlace: [Bool] = [],
+        plan makePlan: ([Node]) throws(TensorError) -> Plan
+    ) throws(TensorError) -> (plan: Plan, statistics: EvaluationStatistics, results: [Value]) {
+        let plan = try makePlan(nodes)
         try MemoryLimit.check(plan)
-        let (results, statistics) = try Executor(backends: Engine.shared.backends).run(plan, inPlace: inPlace)
+        let (results, statistics) = try Executor(backends: backends).run(plan, inPlace: inPlace)
         for (index, (node, value)) in zip(nodes, results).enumerated() where !(index < inPlace.count && inPlace[index]) {
             node.store(value)
         }
