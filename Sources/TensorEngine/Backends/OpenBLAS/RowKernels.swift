@@ -105,6 +105,11 @@ enum RowKernels {
         _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int, epsilon: Float,
         affine: LayerNormAffine?
     ) {
+        if CPUFlags.usesAVX512 {
+            // The same passes 16 lanes at a time, four running sums each (Sources/CIntrinsics/rows.h).
+            te_layer_norm_row_avx512(x, out, n, epsilon, affine?.scale, affine?.bias)
+            return
+        }
         let mean = OpenBLASBackend.reduceRow(.sum, x, n) / Float(n)
         let center = FloatVector(repeating: mean)
         var sum0 = FloatVector(repeating: 0)
