@@ -14,7 +14,8 @@ extension Tensor {
                 .materialization, op: "shapedArray", operandShapes: [shape],
                 message: "the tensor holds \(dtype), not \(S.scalarType)", location: location)
         }
-        try await Tensor.evaluate([self], file: file, line: line)
+        if let failure = error { throw failure.locatedIfUnknown(location) }
+        if let node, !node.hasStoredResult { _ = try await Tensor.evaluate(pending: [node], policy: nil, at: location) }
         guard let value = node?.storedResult, let buffer = value.buffer as? HostBuffer else {
             throw TensorError(
                 .backendFailure, op: "shapedArray", message: "the evaluated tensor has no host result",
@@ -40,7 +41,14 @@ extension Tensor {
         if let failed = tensors.first(where: { $0.error != nil })?.error {
             throw failed.locatedIfUnknown(location)
         }
-        let pending = unevaluatedNodes(of: tensors)
+        return try await evaluate(pending: unevaluatedNodes(of: tensors), policy: policy, at: location)
+    }
+
+    /// ``evaluate(_:policy:file:line:)`` of the nodes without a result yet (one array: a
+    /// tensor's read-back makes no array of tensors first).
+    private static func evaluate(
+        pending: [Node], policy: ComputePolicy?, at location: SourceLocation
+    ) async throws(TensorError) -> EvaluationStatistics {
         guard !pending.isEmpty else {
             return EvaluationStatistics(peakLiveBytes: 0, totalIntermediateBytes: 0, steps: 0, copies: 0)
         }
@@ -119,7 +127,8 @@ extension Tensor {
         let plan = try makePlan(nodes)
         try MemoryLimit.check(plan)
         let (results, statistics) = try Executor(backends: backends).run(plan, inPlace: inPlace)
-        for (index, (node, value)) in zip(nodes, results).enumerated() where !(index < inPlace.count && inPlace[index]) {
+        for (index, (node, value)) in zip(nodes, results).enumerated()
+        where !(index < inPlace.count && inPlace[index]) {
             node.store(value)
         }
         return (plan, statistics, results)

@@ -13,25 +13,37 @@ extension OpenBLASBackend {
     /// Describes the last two axes of `value` for BLAS and lists each batch's base offset.
     /// The value must be readable (see ``contiguousIfNeeded(_:rows:columns:)``).
     func operand(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> (MatrixOperand, batchOffsets: [Int]) {
+        (try matrix(value, rows: rows, columns: columns), Self.batchOffsets(of: value))
+    }
+
+    /// The offsets of a batch's matrices in `value`'s buffer, in row-major order of its batch axes.
+    static func batchOffsets(of value: Value) -> [Int] {
         let rank = value.layout.rank
-        let rowStride = value.layout.strides[rank - 2]
-        let columnStride = value.layout.strides[rank - 1]
         // One matrix (the common case, and on every small product's path) has one offset.
-        let batchOffsets =
-            rank == 2
+        return rank == 2
             ? [value.layout.offset]
             : Layout(
                 shape: Array(value.shape.dropLast(2)), strides: Array(value.layout.strides.dropLast(2)),
                 offset: value.layout.offset
             ).elementOffsets()
+    }
+
+    /// How BLAS reads `value`'s matrices (each `rows × columns`): their buffer, and whether they
+    /// are stored transposed, with which leading dimension.
+    func matrix(_ value: Value, rows: Int, columns: Int) throws(TensorError) -> MatrixOperand {
+        let rank = value.layout.rank
+        let rowStride = value.layout.strides[rank - 2]
+        let columnStride = value.layout.strides[rank - 1]
         let base = UnsafePointer(try Self.pointer(value).assumingMemoryBound(to: Float.self))
         if columnStride == 1 && (rowStride >= max(columns, 1) || rows == 1) {
-            return (MatrixOperand(pointer: base, transposed: false, leading: max(rowStride, columns, 1)), batchOffsets)
+            return MatrixOperand(pointer: base, transposed: false, leading: max(rowStride, columns, 1))
         }
         guard rowStride == 1 && (columnStride >= max(rows, 1) || columns == 1) else {
-            throw TensorError(.backendFailure, op: "matmul", message: "an operand with strides \(value.layout.strides) reached BLAS uncopied")
+            throw TensorError(
+                .backendFailure, op: "matmul",
+                message: "an operand with strides \(value.layout.strides) reached BLAS uncopied")
         }
-        return (MatrixOperand(pointer: base, transposed: true, leading: max(columnStride, rows, 1)), batchOffsets)
+        return MatrixOperand(pointer: base, transposed: true, leading: max(columnStride, rows, 1))
     }
 
     /// `[..., m, k] · [..., k, n]`: `sgemm` per batch, a vector·matrix loop when m is 1, `sgemv` when n is 1.
@@ -70,13 +82,16 @@ extension OpenBLASBackend {
         // Contiguous copies must outlive the BLAS calls that read them.
         let left = try contiguousIfNeeded(a, rows: m, columns: k)
         let right = try contiguousIfNeeded(b, rows: k, columns: n)
-        let (x, xBatches) = try operand(left, rows: m, columns: k)
-        let (y, yBatches) = try operand(right, rows: k, columns: n)
-        let offsets = Array(zip(xBatches, yBatches))
-        if m == 1, n > 1, offsets.count == 1 {
+        let x = try matrix(left, rows: m, columns: k)
+        let y = try matrix(right, rows: k, columns: n)
+        // One product (every small product's case) needs no arrays of offsets.
+        let offsets = rank == 2 ? [] : Array(zip(Self.batchOffsets(of: left), Self.batchOffsets(of: right)))
+        let batches = rank == 2 ? 1 : offsets.count
+        let first = rank == 2 ? (left.layout.offset, right.layout.offset) : offsets[0]
+        if m == 1, n > 1, batches == 1 {
             // One vector·matrix product: its columns split across the cores.
             let incA = x.transposed ? x.leading : 1
-            let (a, b) = (x.pointer + offsets[0].0, y.pointer + offsets[0].1)
+            let (a, b) = (x.pointer + first.0, y.pointer + first.1)
             let parts = Parallel.workerCount(forElements: n * k)
             Parallel.forEachRange(n, parts: parts, alignment: MatmulSplit.tile) { range in
                 VectorMatrix.multiply(a, incA: incA, b, transposed: y.transposed, leading: y.leading, out, columns: range, k: k)
@@ -85,11 +100,11 @@ extension OpenBLASBackend {
             withExtendedLifetime((left, right)) {}
             return result
         }
-        let split = MatmulSplit(batches: offsets.count, m: m, n: n, k: k)
-        if offsets.count == 1,
+        let split = MatmulSplit(batches: batches, m: m, n: n, k: k)
+        if batches == 1,
             try HostProducts.multiplyFromPackedB(
-                transposeA: x.transposed, transposeB: y.transposed, m: m, n: n, k: k, x.pointer + offsets[0].0,
-                lda: x.leading, y.pointer + offsets[0].1, ldb: y.leading, source: right.buffer as? HostBuffer, out,
+                transposeA: x.transposed, transposeB: y.transposed, m: m, n: n, k: k, x.pointer + first.0,
+                lda: x.leading, y.pointer + first.1, ldb: y.leading, source: right.buffer as? HostBuffer, out,
                 ldc: n, accumulate: false, split: split, epilogue: epilogue)
         {
             withExtendedLifetime((left, right)) {}
@@ -106,7 +121,7 @@ extension OpenBLASBackend {
                 }
             case .rows:
                 // Rows m0..<m1 of A (and of C); B whole.
-                let (xOffset, yOffset) = offsets[0]
+                let (xOffset, yOffset) = first
                 let rowOffset = x.transposed ? range.lowerBound : range.lowerBound * x.leading
                 Self.product(x, x.pointer + xOffset + rowOffset, y, y.pointer + yOffset, out + range.lowerBound * n,
                              m: range.count, n: n, k: k, ldc: n)
@@ -115,7 +130,7 @@ extension OpenBLASBackend {
                     firstRow: range.lowerBound)
             case .columns:
                 // Columns n0..<n1 of B (and of C); A whole.
-                let (xOffset, yOffset) = offsets[0]
+                let (xOffset, yOffset) = first
                 let columnOffset = y.transposed ? range.lowerBound * y.leading : range.lowerBound
                 Self.product(x, x.pointer + xOffset, y, y.pointer + yOffset + columnOffset, out + range.lowerBound,
                              m: m, n: range.count, k: k, ldc: n)
