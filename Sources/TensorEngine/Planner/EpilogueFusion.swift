@@ -25,7 +25,8 @@ enum EpilogueFusion {
                 let kernel = kernel(convolution: convolution, clamp: .relu)
             else { continue }
             fused[node.id] = Planner.Candidate(
-                node: node, kernel: kernel, operands: Array(convolution.inputs), absorbed: [convolution], epilogue: .relu)
+                node: node, kernel: kernel, operands: Array(convolution.inputs), absorbed: [convolution],
+                epilogue: .relu)
         }
         return fused
     }

@@ -25,7 +25,9 @@ enum FusionPass {
     static let maximumInstructions = 128
 
     static func candidates(for graph: PendingGraph) -> [Planner.Candidate] {
-        let plain = { (node: Node) in Planner.Candidate(node: node, kernel: .op(node.op), operands: Array(node.inputs), absorbed: []) }
+        let plain = { (node: Node) in
+            Planner.Candidate(node: node, kernel: .op(node.op), operands: Array(node.inputs), absorbed: [])
+        }
         let pending = graph.pending
         guard enabled else { return pending.map(plain) }
         // ReLUs fused into their convolutions first; such a ReLU neither joins nor starts a region.
